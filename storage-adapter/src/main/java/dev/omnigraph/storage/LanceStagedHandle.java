@@ -1,0 +1,70 @@
+package dev.omnigraph.storage;
+
+import com.lancedb.lance.Dataset;
+import com.lancedb.lance.Transaction;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * A staged transaction plus the open dataset it was built from (Lance commits a transaction through the
+ * dataset object it came from) and the allocator both use. Closing releases all three; it is spent once.
+ */
+final class LanceStagedHandle implements StagedHandle {
+    private final TableRef ref;
+    private final BufferAllocator allocator;
+    private final Dataset dataset;
+    private final Transaction transaction;
+    private final TransactionIdentity identity;
+    private final AtomicBoolean spent = new AtomicBoolean();
+
+    LanceStagedHandle(TableRef ref, BufferAllocator allocator, Dataset dataset, Transaction transaction) {
+        this.ref = ref;
+        this.allocator = allocator;
+        this.dataset = dataset;
+        this.transaction = transaction;
+        this.identity = new TransactionIdentity(transaction.readVersion(), transaction.uuid());
+    }
+
+    @Override
+    public TableRef ref() {
+        return ref;
+    }
+
+    @Override
+    public TransactionIdentity identity() {
+        return identity;
+    }
+
+    @Override
+    public String operation() {
+        return transaction.operation().name();
+    }
+
+    /** Claims the handle for its one commit or discard; false when it was already spent. */
+    boolean claim() {
+        return spent.compareAndSet(false, true);
+    }
+
+    Transaction transaction() {
+        return transaction;
+    }
+
+    BufferAllocator allocator() {
+        return allocator;
+    }
+
+    /** Frees the dataset and allocator; the staged files stay on disk as reclaimable garbage. */
+    void release() {
+        // No transaction.release(): Lance exports a schema only while committing and frees it itself.
+        try {
+            dataset.close();
+        } finally {
+            allocator.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return operation() + "@" + ref + " " + identity;
+    }
+}

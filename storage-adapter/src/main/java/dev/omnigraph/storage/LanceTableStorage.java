@@ -1,0 +1,485 @@
+package dev.omnigraph.storage;
+
+import com.lancedb.lance.Branch;
+import com.lancedb.lance.Dataset;
+import com.lancedb.lance.Fragment;
+import com.lancedb.lance.FragmentMetadata;
+import com.lancedb.lance.ReadOptions;
+import com.lancedb.lance.Transaction;
+import com.lancedb.lance.WriteParams;
+import com.lancedb.lance.ipc.LanceScanner;
+import com.lancedb.lance.ipc.ScanOptions;
+import com.lancedb.lance.operation.Append;
+import com.lancedb.lance.operation.Delete;
+import com.lancedb.lance.operation.Operation;
+import com.lancedb.lance.operation.Overwrite;
+import com.lancedb.lance.operation.Restore;
+import com.lancedb.lance.operation.Update;
+import com.lancedb.lance.operation.UpdateConfig;
+import com.lancedb.lance.operation.UpdateMap;
+import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.error.NotFound;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@link TableStorage} on lance-core. Every task opens its own {@code Dataset} with its own child allocator
+ * and closes both before returning (a shared {@code Dataset} serialises all its native calls; an unclosed one
+ * leaks native memory; a leaked Arrow buffer fails the allocator's close).
+ */
+public final class LanceTableStorage implements TableStorage {
+    private static final List<String> AUTO_CLEANUP_KEYS =
+            List.of("lance.auto_cleanup.interval", "lance.auto_cleanup.older_than");
+    private static final WriteParams.LanceFileVersion FILE_VERSION = WriteParams.LanceFileVersion.V2_2;
+    /** Ids per {@code IN (...)} list when locating rows to replace. */
+    private static final int KEY_CHUNK = 1024;
+
+    private final StorageScheduler storage;
+    private final BufferAllocator rootAllocator = new RootAllocator();
+    private final java.util.concurrent.atomic.AtomicInteger openScans = new java.util.concurrent.atomic.AtomicInteger();
+
+    public LanceTableStorage(StorageScheduler storage) {
+        this.storage = storage;
+    }
+
+    @Override
+    public Mono<TableSnapshot> create(String path, Schema schema) {
+        TableRef ref = TableRef.main(path);
+        return storage.call(() -> {
+            StorageScheduler.requireStorageThread("create");
+            try (BufferAllocator allocator = childAllocator("create");
+                 Dataset created = Dataset.create(allocator, path, schema, new WriteParams.Builder()
+                         .withEnableStableRowIds(true).withDataStorageVersion(FILE_VERSION).build())) {
+                // Auto-cleanup ignores branches and manifest pins; version GC is ours alone.
+                Map<String, String> removals = new HashMap<>();
+                AUTO_CLEANUP_KEYS.forEach(key -> removals.put(key, null));
+                Operation noCleanup = UpdateConfig.builder()
+                        .configUpdates(UpdateMap.builder().updates(removals).replace(false).build()).build();
+                try (Dataset configured = created.newTransactionBuilder().operation(noCleanup).build().commit()) {
+                    return snapshotOf(ref, configured);
+                }
+            } catch (Exception e) {
+                throw LanceFailures.translate("create", ref, e);
+            }
+        });
+    }
+
+    @Override
+    public Mono<TableSnapshot> open(TableRef ref, OptionalLong version) {
+        return withDataset("open", ref, version, (dataset, allocator) -> snapshotOf(ref, dataset));
+    }
+
+    @Override
+    public Flux<RowBatch> scan(TableSnapshot snapshot, ScanRequest request) {
+        TableRef ref = snapshot.ref();
+        return Flux.<RowBatch, OpenScan>generate(
+                        () -> {
+                            OpenScan scan = OpenScan.start(this, snapshot, request);
+                            openScans.incrementAndGet();
+                            return scan;
+                        },
+                        (scan, sink) -> {
+                            try {
+                                if (scan.reader().loadNextBatch()) {
+                                    VectorSchemaRoot root = scan.reader().getVectorSchemaRoot();
+                                    sink.next(new RowBatch(scan.columns(), ArrowRows.read(root)));
+                                } else {
+                                    sink.complete();
+                                }
+                            } catch (Exception e) {
+                                sink.error(LanceFailures.translate("scan", ref, e));
+                            }
+                            return scan;
+                        },
+                        this::closeScan)
+                .subscribeOn(storage.scheduler());
+    }
+
+    @Override
+    public Mono<Long> count(TableSnapshot snapshot, Optional<String> filter) {
+        return withDataset("count", snapshot.ref(), OptionalLong.of(snapshot.version()),
+                (dataset, allocator) -> filter.map(dataset::countRows).orElseGet(dataset::countRows));
+    }
+
+    @Override
+    public Mono<StagedHandle> stageAppend(TableSnapshot snapshot, List<Map<String, Object>> rows,
+                                          Map<String, String> properties) {
+        if (rows.isEmpty()) {
+            return Mono.error(new BadRequest("nothing to append to " + snapshot.ref() + ": no rows"));
+        }
+        return stage("stageAppend", snapshot, properties, (dataset, allocator) ->
+                Optional.of(Append.builder().fragments(writeFragments(snapshot.ref(), dataset, rows, allocator)).build()))
+                .map(Optional::get);
+    }
+
+    @Override
+    public Mono<StagedHandle> stageUpsert(TableSnapshot snapshot, List<Map<String, Object>> rows, String keyColumn,
+                                          Map<String, String> properties) {
+        if (rows.isEmpty()) {
+            return Mono.error(new BadRequest("nothing to upsert into " + snapshot.ref() + ": no rows"));
+        }
+        List<String> keys;
+        try {
+            keys = distinctKeys(snapshot.ref(), rows, keyColumn);
+        } catch (BadRequest refused) {
+            return Mono.error(refused);
+        }
+        return stage("stageUpsert", snapshot, properties, (dataset, allocator) -> {
+            RowDeletions deletions = new RowDeletions();
+            for (int from = 0; from < keys.size(); from += KEY_CHUNK) {
+                List<String> chunk = keys.subList(from, Math.min(keys.size(), from + KEY_CHUNK));
+                deletions.collect(dataset, SqlLiterals.inList(keyColumn, chunk));
+            }
+            RowDeletions.Staged staged = deletions.stage(dataset);
+            List<FragmentMetadata> added = writeFragments(snapshot.ref(), dataset, rows, allocator);
+            return Optional.of(Update.builder()
+                    .removedFragmentIds(staged.removedFragmentIds())
+                    .updatedFragments(staged.updatedFragments())
+                    .newFragments(added)
+                    .build());
+        }).map(Optional::get);
+    }
+
+    @Override
+    public Mono<Optional<StagedHandle>> stageDelete(TableSnapshot snapshot, String predicate,
+                                                    Map<String, String> properties) {
+        return stage("stageDelete", snapshot, properties, (dataset, allocator) -> {
+            RowDeletions deletions = new RowDeletions();
+            deletions.collect(dataset, predicate);
+            if (deletions.isEmpty()) {
+                return Optional.empty();
+            }
+            RowDeletions.Staged staged = deletions.stage(dataset);
+            return Optional.of(Delete.builder()
+                    .updatedFragments(staged.updatedFragments())
+                    .deletedFragmentIds(staged.removedFragmentIds())
+                    .predicate(predicate)
+                    .build());
+        });
+    }
+
+    @Override
+    public Mono<StagedHandle> stageOverwrite(TableSnapshot snapshot, List<Map<String, Object>> rows,
+                                             Map<String, String> properties) {
+        return stage("stageOverwrite", snapshot, properties, (dataset, allocator) -> {
+            List<FragmentMetadata> fragments = rows.isEmpty() ? List.of()
+                    : writeFragments(snapshot.ref(), dataset, rows, allocator);
+            return Optional.of(Overwrite.builder().fragments(fragments).schema(dataset.getSchema()).build());
+        }).map(Optional::get);
+    }
+
+    @Override
+    public Mono<CommittedVersion> commitStaged(StagedHandle handle) {
+        LanceStagedHandle staged = own(handle);
+        return storage.call(() -> {
+            StorageScheduler.requireStorageThread("commitStaged");
+            if (!staged.claim()) {
+                throw new BadRequest("staged transaction " + staged + " was already committed or discarded");
+            }
+            try (Dataset committed = staged.transaction().commit()) {
+                return committedVersion(committed);
+            } catch (Exception e) {
+                throw LanceFailures.translate("commit", staged.ref(), staged.identity().readVersion(), e);
+            } finally {
+                staged.release();
+            }
+        });
+    }
+
+    @Override
+    public Mono<Void> discard(StagedHandle handle) {
+        LanceStagedHandle staged = own(handle);
+        return storage.run(() -> {
+            if (staged.claim()) {
+                staged.release();
+            }
+        });
+    }
+
+    @Override
+    public Mono<Optional<TransactionIdentity>> transactionAt(TableRef ref, long version) {
+        return withDataset("transactionAt", ref, OptionalLong.of(version), (dataset, allocator) -> {
+            if (ref.branch().isPresent() && version == forkVersion(ref, allocator)) {
+                // A branch's first version is a Clone; reading its transaction aborts the JVM.
+                return Optional.<TransactionIdentity>empty();
+            }
+            return dataset.readTransaction().map(tx -> new TransactionIdentity(tx.readVersion(), tx.uuid()));
+        });
+    }
+
+    @Override
+    public Mono<Long> head(TableRef ref) {
+        return withDataset("head", ref, OptionalLong.empty(), (dataset, allocator) -> dataset.version());
+    }
+
+    @Override
+    public Mono<CommittedVersion> restore(TableRef ref, long toVersion) {
+        return withDataset("restore", ref, OptionalLong.empty(), (dataset, allocator) -> {
+            Transaction restore = dataset.newTransactionBuilder()
+                    .operation(Restore.builder().version(toVersion).build()).build();
+            try (Dataset restored = restore.commit()) {
+                return committedVersion(restored);
+            }
+        });
+    }
+
+    @Override
+    public Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name) {
+        LanceBranchNames.requireValid(name);
+        return withDataset("createBranch", from, OptionalLong.empty(), (dataset, allocator) -> {
+            List<String> live = branchesOf(from.path(), allocator).stream().map(LanceBranch::name).toList();
+            if (live.contains(name)) {
+                throw new dev.omnigraph.storage.error.Conflict("branch " + name + " already exists on " + from.path());
+            }
+            LanceBranchNames.requireDisjoint(name, live);
+            // Branching from a branch only works through a dataset opened on that branch (lance-java.md §7).
+            try (Dataset fork = from.branch().isPresent()
+                    ? dataset.branches().create(name, fromVersion, from.branch().get())
+                    : dataset.branches().create(name, fromVersion)) {
+                // The returned dataset has no allocator; it is only closed.
+            }
+            return branchesOf(from.path(), allocator).stream()
+                    .filter(branch -> branch.name().equals(name)).findFirst()
+                    .orElseThrow(() -> new NotFound("branch", name, "branch " + name + " vanished right after creation"));
+        });
+    }
+
+    @Override
+    public Mono<Void> deleteBranch(String path, String name) {
+        LanceBranchNames.requireValid(name);
+        return withDataset("deleteBranch", TableRef.main(path), OptionalLong.empty(), (dataset, allocator) -> {
+            if (dataset.branches().list().stream().noneMatch(branch -> branch.getName().equals(name))) {
+                throw new NotFound("branch", name, "branch " + name + " does not exist on " + path);
+            }
+            dataset.branches().delete(name);
+            return Boolean.TRUE;
+        }).then();
+    }
+
+    @Override
+    public Mono<List<LanceBranch>> listBranches(String path) {
+        return storage.call(() -> {
+            StorageScheduler.requireStorageThread("listBranches");
+            try (BufferAllocator allocator = childAllocator("listBranches")) {
+                return branchesOf(path, allocator);
+            } catch (Exception e) {
+                throw LanceFailures.translate("listBranches", TableRef.main(path), e);
+            }
+        });
+    }
+
+    /**
+     * Closes the root allocator, which fails loudly if any Arrow buffer leaked. Waits (briefly) for scans whose
+     * subscriber cancelled from another thread to finish closing on their storage thread.
+     */
+    @Override
+    public void close() {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (openScans.get() > 0 && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+        rootAllocator.close();
+    }
+
+    /** Lance resources are released on a storage thread: inline when already on one, else scheduled there. */
+    private void closeScan(OpenScan scan) {
+        Runnable release = () -> {
+            try {
+                scan.close();
+            } finally {
+                openScans.decrementAndGet();
+            }
+        };
+        if (StorageScheduler.onStorageThread()) {
+            release.run();
+        } else {
+            storage.schedule(release);
+        }
+    }
+
+    // ---- internals -------------------------------------------------------------------------------------
+
+    BufferAllocator childAllocator(String purpose) {
+        return rootAllocator.newChildAllocator(purpose, 0, Long.MAX_VALUE);
+    }
+
+    static Dataset openDataset(BufferAllocator allocator, TableRef ref, OptionalLong version) {
+        ReadOptions.Builder options = new ReadOptions.Builder();
+        if (version.isPresent()) {
+            options.setVersion(Math.toIntExact(version.getAsLong()));
+        }
+        return Dataset.open(allocator, ref.uri(), options.build());
+    }
+
+    private <T> Mono<T> withDataset(String operation, TableRef ref, OptionalLong version, DatasetWork<T> work) {
+        return storage.call(() -> {
+            StorageScheduler.requireStorageThread(operation);
+            try (BufferAllocator allocator = childAllocator(operation);
+                 Dataset dataset = openDataset(allocator, ref, version)) {
+                return work.apply(dataset, allocator);
+            } catch (Exception e) {
+                throw LanceFailures.translate(operation, ref, e);
+            }
+        });
+    }
+
+    /** Opens the snapshot, builds the operation, and hands dataset + allocator to the handle (or frees them). */
+    private Mono<Optional<StagedHandle>> stage(String operation, TableSnapshot snapshot, Map<String, String> properties,
+                                               OperationBuilder build) {
+        TableRef ref = snapshot.ref();
+        return storage.call(() -> {
+            StorageScheduler.requireStorageThread(operation);
+            BufferAllocator allocator = childAllocator(operation);
+            Dataset dataset = null;
+            try {
+                dataset = openDataset(allocator, ref, OptionalLong.of(snapshot.version()));
+                Optional<Operation> staged = build.apply(dataset, allocator);
+                if (staged.isEmpty()) {
+                    dataset.close();
+                    allocator.close();
+                    return Optional.<StagedHandle>empty();
+                }
+                Transaction transaction = dataset.newTransactionBuilder()
+                        .readVersion(snapshot.version())
+                        .transactionProperties(Map.copyOf(properties))
+                        .operation(staged.get())
+                        .build();
+                return Optional.<StagedHandle>of(new LanceStagedHandle(ref, allocator, dataset, transaction));
+            } catch (Exception e) {
+                if (dataset != null) dataset.close();
+                allocator.close();
+                throw LanceFailures.translate(operation, ref, snapshot.version(), e);
+            }
+        });
+    }
+
+    private static List<FragmentMetadata> writeFragments(TableRef ref, Dataset dataset, List<Map<String, Object>> rows,
+                                                         BufferAllocator allocator) {
+        try (VectorSchemaRoot root = ArrowRows.build(ref.toString(), dataset.getSchema(), rows, allocator)) {
+            return Fragment.create(ref.uri(), allocator, root,
+                    new WriteParams.Builder().withDataStorageVersion(FILE_VERSION).build());
+        }
+    }
+
+    private static List<String> distinctKeys(TableRef ref, List<Map<String, Object>> rows, String keyColumn) {
+        SqlLiterals.requireIdentifier(keyColumn);
+        Set<String> seen = new HashSet<>();
+        List<String> keys = new ArrayList<>(rows.size());
+        for (Map<String, Object> row : rows) {
+            if (!(row.get(keyColumn) instanceof String key)) {
+                throw new BadRequest("upsert into " + ref + ": every row needs a string '" + keyColumn + "'");
+            }
+            if (!seen.add(key)) {
+                throw new BadRequest("upsert into " + ref + ": key '" + key + "' appears twice; dedupe before staging");
+            }
+            keys.add(key);
+        }
+        return keys;
+    }
+
+    private TableSnapshot snapshotOf(TableRef ref, Dataset dataset) {
+        return new TableSnapshot(ref, dataset.version(), dataset.getSchema(), dataset.countRows());
+    }
+
+    private static CommittedVersion committedVersion(Dataset committed) {
+        TransactionIdentity achieved = committed.readTransaction()
+                .map(tx -> new TransactionIdentity(tx.readVersion(), tx.uuid()))
+                .orElseThrow(() -> new IllegalStateException("Lance recorded no transaction for version " + committed.version()));
+        return new CommittedVersion(committed.version(), achieved, committed.countRows());
+    }
+
+    private long forkVersion(TableRef ref, BufferAllocator allocator) {
+        String name = ref.branch().orElseThrow();
+        return branchesOf(ref.path(), allocator).stream().filter(branch -> branch.name().equals(name))
+                .mapToLong(LanceBranch::parentVersion).findFirst()
+                .orElseThrow(() -> new NotFound("branch", name, "branch " + name + " does not exist on " + ref.path()));
+    }
+
+    private static List<LanceBranch> branchesOf(String path, BufferAllocator allocator) {
+        try (Dataset main = openDataset(allocator, TableRef.main(path), OptionalLong.empty())) {
+            List<LanceBranch> out = new ArrayList<>();
+            for (Branch branch : main.branches().list()) {
+                out.add(new LanceBranch(branch.getName(), branch.getParentBranch(), branch.getParentVersion(),
+                        branch.getCreateAt()));
+            }
+            out.sort(Comparator.comparing(LanceBranch::name));
+            return List.copyOf(out);
+        }
+    }
+
+    private static LanceStagedHandle own(StagedHandle handle) {
+        if (handle instanceof LanceStagedHandle staged) {
+            return staged;
+        }
+        throw new IllegalArgumentException("not a handle staged by this storage: " + handle);
+    }
+
+    @FunctionalInterface
+    private interface DatasetWork<T> {
+        T apply(Dataset dataset, BufferAllocator allocator);
+    }
+
+    @FunctionalInterface
+    private interface OperationBuilder {
+        Optional<Operation> apply(Dataset dataset, BufferAllocator allocator);
+    }
+
+    /** The Lance resources of one streaming scan, closed together on completion, error or cancel. */
+    private record OpenScan(BufferAllocator allocator, Dataset dataset, LanceScanner scanner,
+                            org.apache.arrow.vector.ipc.ArrowReader reader, List<String> columns) {
+
+        static OpenScan start(LanceTableStorage owner, TableSnapshot snapshot, ScanRequest request) {
+            StorageScheduler.requireStorageThread("scan");
+            BufferAllocator allocator = owner.childAllocator("scan");
+            Dataset dataset = null;
+            LanceScanner scanner = null;
+            try {
+                dataset = openDataset(allocator, snapshot.ref(), OptionalLong.of(snapshot.version()));
+                ScanOptions.Builder options = new ScanOptions.Builder().batchSize(request.batchSize());
+                request.filter().ifPresent(options::filter);
+                if (!request.columns().isEmpty()) options.columns(request.columns());
+                request.limit().ifPresent(options::limit);
+                if (request.rowAddress()) options.withRowAddress(true);
+                scanner = dataset.newScan(options.build());
+                List<String> columns = new ArrayList<>();
+                scanner.schema().getFields().forEach(field -> columns.add(field.getName()));
+                return new OpenScan(allocator, dataset, scanner, scanner.scanBatches(), List.copyOf(columns));
+            } catch (Exception e) {
+                closeAll(scanner, dataset, allocator);
+                throw LanceFailures.translate("scan", snapshot.ref(), e);
+            }
+        }
+
+        void close() {
+            try {
+                reader.close();
+            } catch (Exception ignored) {
+                // Closing is best effort; the allocator check below still reports leaked buffers.
+            }
+            closeAll(scanner, dataset, allocator);
+        }
+
+        private static void closeAll(LanceScanner scanner, Dataset dataset, BufferAllocator allocator) {
+            try {
+                if (scanner != null) scanner.close();
+            } catch (Exception ignored) {
+                // see close()
+            }
+            if (dataset != null) dataset.close();
+            allocator.close();
+        }
+    }
+}

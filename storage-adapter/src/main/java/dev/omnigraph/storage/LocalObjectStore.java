@@ -1,0 +1,188 @@
+package dev.omnigraph.storage;
+
+import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.error.StorageFault;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@link ObjectStore} on a local directory. A put writes {@code <name>#<digits>} in the same directory, fsyncs
+ * it, renames it over the target and fsyncs the directory, so a crash leaves the old file or the new one.
+ * Names containing '#' are reserved for those temp files and never listed.
+ */
+public final class LocalObjectStore implements ObjectStore {
+    private static final char TEMP_MARK = '#';
+
+    private final Path root;
+    private final StorageScheduler storage;
+
+    public LocalObjectStore(Path root, StorageScheduler storage) {
+        this.root = root.toAbsolutePath().normalize();
+        this.storage = storage;
+    }
+
+    @Override
+    public String rootUri() {
+        return root.toString();
+    }
+
+    @Override
+    public Mono<Void> put(String key, byte[] bytes) {
+        return storage.run(() -> {
+            Path target = resolve(key);
+            Path temp = writeTemp(target, bytes);
+            try {
+                Files.move(temp, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            } catch (IOException e) {
+                Files.deleteIfExists(temp);
+                throw fault("put", key, e);
+            }
+            fsyncDirectory(target.getParent());
+        });
+    }
+
+    @Override
+    public Mono<Boolean> putIfAbsent(String key, byte[] bytes) {
+        return storage.call(() -> {
+            Path target = resolve(key);
+            Path temp = writeTemp(target, bytes);
+            try {
+                // A hard link fails if the target exists: an atomic create-if-absent on local filesystems.
+                Files.createLink(target, temp);
+                fsyncDirectory(target.getParent());
+                return true;
+            } catch (FileAlreadyExistsException exists) {
+                return false;
+            } catch (IOException e) {
+                throw fault("putIfAbsent", key, e);
+            } finally {
+                Files.deleteIfExists(temp);
+            }
+        });
+    }
+
+    @Override
+    public Mono<Optional<byte[]>> get(String key) {
+        return storage.call(() -> {
+            Path target = resolve(key);
+            try {
+                return Optional.of(Files.readAllBytes(target));
+            } catch (NoSuchFileException missing) {
+                return Optional.empty();
+            } catch (IOException e) {
+                throw fault("get", key, e);
+            }
+        });
+    }
+
+    @Override
+    public Mono<List<String>> list(String prefix) {
+        return storage.call(() -> {
+            Path dir = resolveDirectory(prefix);
+            if (!Files.isDirectory(dir)) {
+                return List.<String>of();
+            }
+            List<String> keys = new ArrayList<>();
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.filter(Files::isRegularFile)
+                        .map(path -> root.relativize(path).toString().replace('\\', '/'))
+                        .filter(name -> name.indexOf(TEMP_MARK) < 0)
+                        .sorted()
+                        .forEach(keys::add);
+            } catch (IOException e) {
+                throw fault("list", prefix, e);
+            }
+            return List.copyOf(keys);
+        });
+    }
+
+    @Override
+    public Mono<Boolean> delete(String key) {
+        return storage.call(() -> {
+            Path target = resolve(key);
+            try {
+                boolean existed = Files.deleteIfExists(target);
+                if (existed) {
+                    fsyncDirectory(target.getParent());
+                }
+                return existed;
+            } catch (IOException e) {
+                throw fault("delete", key, e);
+            }
+        });
+    }
+
+    @Override
+    public Mono<Boolean> exists(String key) {
+        return storage.call(() -> Files.exists(resolve(key)));
+    }
+
+    private Path writeTemp(Path target, byte[] bytes) throws IOException {
+        Files.createDirectories(target.getParent());
+        Path temp = target.resolveSibling(target.getFileName() + String.valueOf(TEMP_MARK)
+                + Long.toUnsignedString(ThreadLocalRandom.current().nextLong()));
+        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            ByteBuffer buffer = ByteBuffer.wrap(bytes);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+            channel.force(true);
+        } catch (IOException e) {
+            Files.deleteIfExists(temp);
+            throw e;
+        }
+        return temp;
+    }
+
+    private static void fsyncDirectory(Path dir) {
+        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+            channel.force(true);
+        } catch (IOException ignored) {
+            // Some filesystems refuse to open directories; the rename itself is still atomic there.
+        }
+    }
+
+    private Path resolve(String key) {
+        validateKey(key, false);
+        return root.resolve(key).normalize();
+    }
+
+    private Path resolveDirectory(String prefix) {
+        validateKey(prefix, true);
+        return prefix.isEmpty() ? root : root.resolve(prefix).normalize();
+    }
+
+    /** Keys stay inside the root: relative, no empty, '.' or '..' segments, no temp marker. */
+    private static void validateKey(String key, boolean prefix) {
+        if (key == null || (!prefix && key.isEmpty()) || key.startsWith("/") || key.indexOf('\\') >= 0
+                || key.indexOf(TEMP_MARK) >= 0 || key.indexOf('\0') >= 0) {
+            throw new BadRequest("invalid object key '" + key + "'");
+        }
+        String trimmed = prefix && key.endsWith("/") ? key.substring(0, key.length() - 1) : key;
+        if (trimmed.isEmpty()) {
+            return;
+        }
+        for (String segment : trimmed.split("/", -1)) {
+            if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
+                throw new BadRequest("invalid object key '" + key + "'");
+            }
+        }
+    }
+
+    private StorageFault fault(String operation, String key, IOException cause) {
+        return new StorageFault(operation + " of " + root.resolve(key) + " failed: " + cause.getMessage(), cause);
+    }
+}

@@ -1,0 +1,34 @@
+package dev.omnigraph.storage;
+
+import java.util.List;
+import java.util.Optional;
+import reactor.core.publisher.Mono;
+
+/**
+ * Small files under one root (sidecars, schema files, claims). Keys are relative, '/'-separated paths.
+ * Every call runs on the storage scheduler. Implementations must make {@link #put} atomic (readers see the old
+ * bytes or the new bytes, never a torn file) and durable once the Mono completes, and must never list their own
+ * temporary files.
+ */
+public interface ObjectStore {
+
+    /** Atomically replaces (or creates) {@code key} with {@code bytes}; durable when the Mono completes. */
+    Mono<Void> put(String key, byte[] bytes);
+
+    /** Atomically creates {@code key} only if it does not exist; emits false (and writes nothing) when it exists. */
+    Mono<Boolean> putIfAbsent(String key, byte[] bytes);
+
+    /** The bytes of {@code key}, or empty when it does not exist. */
+    Mono<Optional<byte[]>> get(String key);
+
+    /** Keys under {@code prefix} (a directory-like prefix, e.g. {@code __recovery/}), sorted, without temp files. */
+    Mono<List<String>> list(String prefix);
+
+    /** Deletes {@code key}; emits whether it existed. */
+    Mono<Boolean> delete(String key);
+
+    Mono<Boolean> exists(String key);
+
+    /** The root this store resolves keys against, for messages and for building dataset URIs. */
+    String rootUri();
+}

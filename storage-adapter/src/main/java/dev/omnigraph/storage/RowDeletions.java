@@ -1,0 +1,65 @@
+package dev.omnigraph.storage;
+
+import com.lancedb.lance.Dataset;
+import com.lancedb.lance.FragmentMetadata;
+import com.lancedb.lance.ipc.LanceScanner;
+import com.lancedb.lance.ipc.ScanOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.arrow.vector.UInt8Vector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+
+/**
+ * Collects row addresses matching predicates and stages them as deletion vectors. Offsets come from
+ * {@code _rowaddr} (fragment id in the high 32 bits), never from {@code _rowid}: with stable row ids the two differ.
+ */
+final class RowDeletions {
+    private final TreeMap<Integer, TreeSet<Integer>> offsetsByFragment = new TreeMap<>();
+
+    /** Adds every row of {@code dataset} that matches {@code predicate}. */
+    void collect(Dataset dataset, String predicate) {
+        String firstColumn = dataset.getSchema().getFields().get(0).getName();
+        ScanOptions options = new ScanOptions.Builder().filter(predicate).columns(List.of(firstColumn))
+                .withRowAddress(true).build();
+        try (LanceScanner scanner = dataset.newScan(options); ArrowReader reader = scanner.scanBatches()) {
+            while (reader.loadNextBatch()) {
+                VectorSchemaRoot batch = reader.getVectorSchemaRoot();
+                UInt8Vector addresses = (UInt8Vector) batch.getVector("_rowaddr");
+                for (int i = 0; i < batch.getRowCount(); i++) {
+                    long address = addresses.get(i);
+                    offsetsByFragment.computeIfAbsent((int) (address >>> 32), id -> new TreeSet<>())
+                            .add((int) (address & 0xFFFF_FFFFL));
+                }
+            }
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("scan for deletion failed: " + e.getMessage(), e);
+        }
+    }
+
+    boolean isEmpty() {
+        return offsetsByFragment.isEmpty();
+    }
+
+    /** Writes the deletion files (no commit). A fragment losing every row is listed as removed instead. */
+    Staged stage(Dataset dataset) {
+        List<FragmentMetadata> updated = new ArrayList<>();
+        List<Long> removed = new ArrayList<>();
+        offsetsByFragment.forEach((fragmentId, offsets) -> {
+            FragmentMetadata after = dataset.getFragment(fragmentId).deleteRows(new ArrayList<>(offsets));
+            if (after == null) {
+                removed.add((long) fragmentId);
+            } else {
+                updated.add(after);
+            }
+        });
+        return new Staged(List.copyOf(updated), List.copyOf(removed));
+    }
+
+    record Staged(List<FragmentMetadata> updatedFragments, List<Long> removedFragmentIds) {
+    }
+}

@@ -1,0 +1,49 @@
+package dev.omnigraph.storage;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * A filtered, projected scan. {@code filter} is a Lance (DataFusion) SQL predicate; an empty column list means
+ * every column. {@code rowAddress} adds the {@code _rowaddr} column (fragment id &lt;&lt; 32 | offset).
+ */
+public record ScanRequest(Optional<String> filter, List<String> columns, OptionalLong limit, int batchSize,
+                          boolean rowAddress) {
+    public static final int DEFAULT_BATCH_SIZE = 4096;
+
+    public ScanRequest {
+        columns = List.copyOf(columns);
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("batchSize must be positive");
+        }
+    }
+
+    public static ScanRequest all() {
+        return new ScanRequest(Optional.empty(), List.of(), OptionalLong.empty(), DEFAULT_BATCH_SIZE, false);
+    }
+
+    public static ScanRequest where(String filter) {
+        return all().withFilter(filter);
+    }
+
+    public ScanRequest withFilter(String sql) {
+        return new ScanRequest(Optional.of(sql), columns, limit, batchSize, rowAddress);
+    }
+
+    public ScanRequest withColumns(List<String> projected) {
+        return new ScanRequest(filter, projected, limit, batchSize, rowAddress);
+    }
+
+    public ScanRequest withLimit(long max) {
+        return new ScanRequest(filter, columns, OptionalLong.of(max), batchSize, rowAddress);
+    }
+
+    public ScanRequest withBatchSize(int rows) {
+        return new ScanRequest(filter, columns, limit, rows, rowAddress);
+    }
+
+    public ScanRequest includingRowAddress() {
+        return new ScanRequest(filter, columns, limit, batchSize, true);
+    }
+}

@@ -1,0 +1,16 @@
+package dev.omnigraph.storage;
+
+/**
+ * A staged, uncommitted Lance transaction. Opaque: callers only read its identity, which is fixed before
+ * commit and is what recovery uses to recognise the effect. Spent by one commit or one discard.
+ */
+public interface StagedHandle {
+    TableRef ref();
+
+    /** {@code (readVersion, uuid)} of the staged transaction. */
+    TransactionIdentity identity();
+
+    /** The Lance operation staged: Append, Update, Delete or Overwrite. */
+    String operation();
+
+}

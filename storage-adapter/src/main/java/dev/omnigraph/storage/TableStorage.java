@@ -1,0 +1,86 @@
+package dev.omnigraph.storage;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.apache.arrow.vector.types.pojo.Schema;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The storage seam: the only way the engine touches Lance datasets. It offers reads and <em>staged</em>
+ * writes only. A {@code stage*} call writes reclaimable files and returns a {@link StagedHandle} whose
+ * {@code (readVersion, uuid)} is known before anything is visible; {@link #commitStaged} attempts the commit
+ * exactly once (no transparent retries, never twice) and reports what it achieved. No method commits
+ * implicitly except {@link #create}, {@link #restore} and the branch-ref calls, which Lance cannot stage.
+ *
+ * <p>Every call runs its Lance work on the {@link StorageScheduler}. Rows are on-heap maps (see
+ * {@link ArrowRows} for the value types); write batches are always built from the snapshot's own schema.
+ */
+public sealed interface TableStorage extends AutoCloseable permits LanceTableStorage {
+
+    /** Creates an empty dataset (stable row ids on, auto-cleanup off) and returns its first snapshot. */
+    Mono<TableSnapshot> create(String path, Schema schema);
+
+    /** Opens {@code ref} at {@code version}, or at its latest version when empty. */
+    Mono<TableSnapshot> open(TableRef ref, OptionalLong version);
+
+    /** Streams the rows of a snapshot that match the request, honouring demand; closes Lance resources on cancel. */
+    Flux<RowBatch> scan(TableSnapshot snapshot, ScanRequest request);
+
+    /** Counts the rows of a snapshot matching {@code filter} (all rows when empty). */
+    Mono<Long> count(TableSnapshot snapshot, Optional<String> filter);
+
+    /** Stages new rows as one Append. {@code rows} must not be empty. */
+    Mono<StagedHandle> stageAppend(TableSnapshot snapshot, List<Map<String, Object>> rows, Map<String, String> properties);
+
+    /**
+     * Stages an upsert by {@code keyColumn} as ONE Update transaction: deletion vectors for the existing rows
+     * whose key appears in {@code rows}, plus fragments holding every row of {@code rows}. The caller dedupes
+     * {@code rows} by key.
+     */
+    Mono<StagedHandle> stageUpsert(TableSnapshot snapshot, List<Map<String, Object>> rows, String keyColumn,
+                                   Map<String, String> properties);
+
+    /** Stages a delete of the rows matching {@code predicate}; empty when nothing matches (nothing staged). */
+    Mono<Optional<StagedHandle>> stageDelete(TableSnapshot snapshot, String predicate, Map<String, String> properties);
+
+    /** Stages a replacement of the whole table image by {@code rows}; an empty list stages a zero-fragment image. */
+    Mono<StagedHandle> stageOverwrite(TableSnapshot snapshot, List<Map<String, Object>> rows, Map<String, String> properties);
+
+    /**
+     * Commits a staged transaction exactly once. Emits the achieved version and transaction identity; a
+     * concurrent conflicting change fails with {@code CommitConflict} and lands nothing. The handle is spent
+     * either way.
+     */
+    Mono<CommittedVersion> commitStaged(StagedHandle handle);
+
+    /** Releases a handle that will not be committed; its staged files stay behind as reclaimable garbage. */
+    Mono<Void> discard(StagedHandle handle);
+
+    /**
+     * The identity of the transaction that produced {@code version}, for data transactions (append, delete,
+     * update, overwrite, restore). Empty for version 1. Callers must not ask about index-build versions or
+     * a branch's first version: Lance aborts the JVM on those, so this call refuses a branch's fork version.
+     */
+    Mono<Optional<TransactionIdentity>> transactionAt(TableRef ref, long version);
+
+    /** The latest version of {@code ref}. */
+    Mono<Long> head(TableRef ref);
+
+    /** Commits a Restore of {@code ref} to {@code toVersion}; the result is a new version (latest + 1). */
+    Mono<CommittedVersion> restore(TableRef ref, long toVersion);
+
+    /** Creates Lance branch {@code name} at {@code fromVersion} of {@code from} (main or another branch). */
+    Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name);
+
+    /** Deletes Lance branch {@code name} of the dataset at {@code path}. */
+    Mono<Void> deleteBranch(String path, String name);
+
+    /** The Lance branches of the dataset at {@code path}, sorted by name. */
+    Mono<List<LanceBranch>> listBranches(String path);
+
+    @Override
+    void close();
+}
