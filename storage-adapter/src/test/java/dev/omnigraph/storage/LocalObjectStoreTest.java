@@ -1,0 +1,83 @@
+package dev.omnigraph.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.testing.StorageFixture;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
+
+class LocalObjectStoreTest {
+    @TempDir
+    Path root;
+    LocalObjectStore store;
+
+    @BeforeEach
+    void setUp() {
+        store = new LocalObjectStore(root, StorageFixture.scheduler());
+    }
+
+    static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void putGetReplaceDeleteExists() {
+        assertThat(store.get("__recovery/a.json").block()).isEmpty();
+        assertThat(store.exists("__recovery/a.json").block()).isFalse();
+        store.put("__recovery/a.json", utf8("one")).block();
+        assertThat(store.get("__recovery/a.json").block()).hasValueSatisfying(b -> assertThat(new String(b, StandardCharsets.UTF_8)).isEqualTo("one"));
+        store.put("__recovery/a.json", utf8("two")).block();
+        assertThat(new String(store.get("__recovery/a.json").block().orElseThrow(), StandardCharsets.UTF_8)).isEqualTo("two");
+        assertThat(store.exists("__recovery/a.json").block()).isTrue();
+        assertThat(store.delete("__recovery/a.json").block()).isTrue();
+        assertThat(store.delete("__recovery/a.json").block()).isFalse();
+        assertThat(store.get("__recovery/a.json").block()).isEmpty();
+    }
+
+    @Test
+    void listIsSortedScopedAndNeverShowsTempFiles() throws Exception {
+        store.put("__recovery/02.json", utf8("b")).block();
+        store.put("__recovery/01.json", utf8("a")).block();
+        store.put("_schema.pg", utf8("x")).block();
+        Files.writeString(root.resolve("__recovery/03.json#123456"), "torn");
+        assertThat(store.list("__recovery/").block()).containsExactly("__recovery/01.json", "__recovery/02.json");
+        assertThat(store.list("nothing/").block()).isEmpty();
+        assertThat(store.list("").block()).contains("_schema.pg", "__recovery/01.json").noneMatch(k -> k.contains("#"));
+    }
+
+    @Test
+    void putLeavesNoTempFilesBehind() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            store.put("state.json", utf8("v" + i)).block();
+        }
+        try (var files = Files.list(root)) {
+            assertThat(files.map(p -> p.getFileName().toString())).containsExactly("state.json");
+        }
+    }
+
+    @Test
+    void putIfAbsentHasExactlyOneWinner() {
+        List<Boolean> outcomes = Flux.range(0, 16)
+                .flatMap(i -> store.putIfAbsent("__init_claim.json", utf8("claim " + i)))
+                .collectList().block();
+        assertThat(outcomes).containsOnlyOnce(true).hasSize(16);
+        String winner = new String(store.get("__init_claim.json").block().orElseThrow(), StandardCharsets.UTF_8);
+        assertThat(winner).startsWith("claim ");
+    }
+
+    @Test
+    void keysThatEscapeTheRootAreRefused() {
+        for (String bad : List.of("../x", "/etc/passwd", "a/../../b", "a//b", "a/./b", "", "x#1", "a\\b")) {
+            assertThatThrownBy(() -> store.put(bad, utf8("no")).block()).as(bad).isInstanceOf(BadRequest.class);
+        }
+        assertThat(root.getParent().resolve("x")).doesNotExist();
+    }
+}
