@@ -43,7 +43,8 @@ import reactor.core.publisher.Mono;
 public final class LanceTableStorage implements TableStorage {
     private static final List<String> AUTO_CLEANUP_KEYS =
             List.of("lance.auto_cleanup.interval", "lance.auto_cleanup.older_than");
-    private static final WriteParams.LanceFileVersion FILE_VERSION = WriteParams.LanceFileVersion.V2_2;
+    /** Lance 0.39 calls 2.2 unstable ("may not be readable in the future"); data we keep must use the stable format. */
+    private static final WriteParams.LanceFileVersion FILE_VERSION = WriteParams.LanceFileVersion.STABLE;
     /** Ids per {@code IN (...)} list when locating rows to replace. */
     private static final int KEY_CHUNK = 1024;
 
