@@ -1,0 +1,111 @@
+package dev.omnigraph.storage.manifest;
+
+import dev.omnigraph.storage.error.CommitConflict;
+import dev.omnigraph.storage.error.ManifestConflict;
+import dev.omnigraph.storage.error.StorageFault;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import reactor.core.publisher.Mono;
+
+/**
+ * The visibility fence of every write: lands one graph commit as ONE Lance transaction on {@code __manifest},
+ * after checking the branch's identity, its exact graph head and every touched table's pin against the manifest
+ * it read. The transaction rewrites the stamp row (so any two publishes on one branch touch the same row and
+ * Lance lets only one of them land, across processes too), the touched table rows and the head row, and appends
+ * the commit row.
+ *
+ * <p>When Lance reports contention the publisher re-reads and re-checks, up to {@link #PUBLISHER_RETRY_BUDGET}
+ * times. An exact-head request therefore never re-parents: after a lost race its re-check fails with
+ * {@link ManifestConflict}. Only {@link ExpectedHead.Any} requests land on a moved head.
+ */
+public final class ManifestBatchPublisher {
+    public static final int PUBLISHER_RETRY_BUDGET = 5;
+
+    private final ManifestStore store;
+
+    public ManifestBatchPublisher(ManifestStore store) {
+        this.store = store;
+    }
+
+    public Mono<GraphCommit> publish(PublishRequest request) {
+        return attempt(request, 0);
+    }
+
+    private Mono<GraphCommit> attempt(PublishRequest request, int retries) {
+        return store.load(request.branch())
+                .zipWith(checkBranch(request))
+                .flatMap(loaded -> {
+                    ManifestState state = loaded.getT1();
+                    GraphCommit commit = plan(request, state, loaded.getT2());
+                    return store.commitRows(state.manifest(), rows(request, state, commit), commit.id()).thenReturn(commit);
+                })
+                .onErrorResume(CommitConflict.class, contention -> {
+                    if (retries >= PUBLISHER_RETRY_BUDGET) {
+                        return Mono.error(new ManifestConflict("branch " + request.branch(),
+                                "a publish within " + PUBLISHER_RETRY_BUDGET + " retries",
+                                "continuous contention from concurrent writers"));
+                    }
+                    return attempt(request, retries + 1);
+                });
+    }
+
+    private Mono<BranchIdentity> checkBranch(PublishRequest request) {
+        return store.branchIdentity(request.branch()).flatMap(live -> {
+            if (request.expectedBranch().isPresent() && !request.expectedBranch().get().equals(live)) {
+                return Mono.error(new ManifestConflict("identity of branch " + request.branch(),
+                        request.expectedBranch().get().toString(), live.toString()));
+            }
+            return Mono.just(live);
+        });
+    }
+
+    /** Checks every expectation against {@code state} and fixes the commit's lineage and deltas. */
+    private GraphCommit plan(PublishRequest request, ManifestState state, BranchIdentity branch) {
+        Optional<String> head = state.head();
+        if (request.expectedHead() instanceof ExpectedHead.Exact exact && !exact.commitId().equals(head)) {
+            throw new ManifestConflict("graph_head:" + request.branch(), exact.commitId().orElse("<none>"), head.orElse("<none>"));
+        }
+        List<TableDelta> deltas = new ArrayList<>();
+        for (TableEntry update : request.tableUpdates()) {
+            long live = state.table(update.tableKey()).map(TableEntry::version).orElse(0L);
+            long expected = request.expectedPins().get(update.tableKey());
+            if (live != expected) {
+                throw new ManifestConflict("pin of " + update.tableKey(), Long.toString(expected), Long.toString(live));
+            }
+            deltas.add(new TableDelta(update.tableKey(), live, update.version()));
+        }
+        request.expectedPins().forEach((tableKey, expected) -> {
+            long live = state.table(tableKey).map(TableEntry::version).orElse(0L);
+            if (live != expected) {
+                throw new ManifestConflict("pin of " + tableKey, Long.toString(expected), Long.toString(live));
+            }
+        });
+        List<String> parents = new ArrayList<>();
+        head.ifPresent(parents::add);
+        if (head.isEmpty()) {
+            // A fresh branch's first commit parents onto the head it inherited from its fork point.
+            Optional.ofNullable(state.heads().get(branch.parent().orElse(GraphBranches.MAIN))).ifPresent(parents::add);
+        }
+        request.mergedParentId().ifPresent(parents::add);
+        return new GraphCommit(request.commitId(), parents, GraphBranches.lanceRef(request.branch()), request.actorId(),
+                request.createdAtMicros(), request.operation(), deltas, state.manifestVersion() + 1);
+    }
+
+    private static List<Map<String, Object>> rows(PublishRequest request, ManifestState state, GraphCommit commit) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        rows.add(ManifestRows.stamp(ManifestSchema.INTERNAL_SCHEMA_VERSION));
+        for (TableEntry update : request.tableUpdates()) {
+            TableEntry registered = state.tables().get(update.tableKey());
+            if (registered != null && !registered.objectId().equals(update.objectId())) {
+                throw new StorageFault("publish of " + commit.id() + " would rebind " + update.tableKey()
+                        + " to another table identity", null);
+            }
+            rows.add(ManifestRows.table(update));
+        }
+        rows.add(ManifestRows.head(request.branch(), commit.id()));
+        rows.add(ManifestRows.commit(commit));
+        return rows;
+    }
+}

@@ -1,0 +1,33 @@
+package dev.omnigraph.storage.manifest;
+
+import dev.omnigraph.storage.TableSnapshot;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+
+/**
+ * The graph as one {@code __manifest} version on one branch shows it: every live table's pin, and the head
+ * commit of each branch whose head row this manifest carries. Reads bind to exactly one such state.
+ */
+public record ManifestState(String branch, TableSnapshot manifest, SortedMap<String, TableEntry> tables,
+                            Map<String, String> heads) {
+
+    public long manifestVersion() {
+        return manifest.version();
+    }
+
+    /** The head commit of this state's own branch; empty on a branch that has not committed yet. */
+    public Optional<String> head() {
+        return Optional.ofNullable(heads.get(branch));
+    }
+
+    /** The live (not tombstoned) tables, sorted by table key. */
+    public List<TableEntry> liveTables() {
+        return tables.values().stream().filter(entry -> !entry.tombstone()).toList();
+    }
+
+    public Optional<TableEntry> table(String tableKey) {
+        return Optional.ofNullable(tables.get(tableKey)).filter(entry -> !entry.tombstone());
+    }
+}

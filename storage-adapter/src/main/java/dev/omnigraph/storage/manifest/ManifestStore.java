@@ -1,0 +1,224 @@
+package dev.omnigraph.storage.manifest;
+
+import static dev.omnigraph.storage.manifest.ManifestSchema.*;
+
+import dev.omnigraph.storage.CommittedVersion;
+import dev.omnigraph.storage.RowBatch;
+import dev.omnigraph.storage.ScanRequest;
+import dev.omnigraph.storage.SqlLiterals;
+import dev.omnigraph.storage.StagedHandle;
+import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.storage.TableSnapshot;
+import dev.omnigraph.storage.TableStorage;
+import dev.omnigraph.storage.error.NotFound;
+import dev.omnigraph.storage.error.StorageFault;
+import dev.omnigraph.storage.error.UnsupportedStamp;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Reads and creates the {@code __manifest} dataset of one graph root: snapshot reconstruction at a branch head or
+ * an exact manifest version, commit lineage, and graph-branch identities. Writes after creation go only through
+ * {@link ManifestBatchPublisher}.
+ */
+public final class ManifestStore {
+    private static final Comparator<GraphCommit> NEWEST_FIRST = Comparator
+            .comparingLong(GraphCommit::manifestVersion)
+            .thenComparingLong(GraphCommit::createdAtMicros)
+            .thenComparing(GraphCommit::id)
+            .reversed();
+
+    private final String root;
+    private final String manifestPath;
+    private final TableStorage tables;
+
+    public ManifestStore(String root, TableStorage tables) {
+        this.root = root;
+        this.manifestPath = root + "/" + DIRECTORY;
+        this.tables = tables;
+    }
+
+    public String root() {
+        return root;
+    }
+
+    public String manifestPath() {
+        return manifestPath;
+    }
+
+    TableStorage tables() {
+        return tables;
+    }
+
+    public TableRef ref(String graphBranch) {
+        return new TableRef(manifestPath, GraphBranches.lanceRef(graphBranch));
+    }
+
+    /**
+     * Creates {@code __manifest} holding the stamp, {@code initialTables}, the genesis commit and
+     * {@code graph_head:main}. The rows land in one commit, so a manifest either has its stamp or is empty.
+     */
+    public Mono<GraphCommit> create(List<TableEntry> initialTables, String genesisCommitId, long createdAtMicros) {
+        return tables.create(manifestPath, SCHEMA).flatMap(empty -> {
+            List<TableDelta> deltas = initialTables.stream()
+                    .map(entry -> new TableDelta(entry.tableKey(), 0, entry.version())).toList();
+            GraphCommit genesis = new GraphCommit(genesisCommitId, List.of(), Optional.empty(), Optional.empty(),
+                    createdAtMicros, "init", deltas, empty.version() + 1);
+            List<Map<String, Object>> rows = new ArrayList<>();
+            rows.add(ManifestRows.stamp(INTERNAL_SCHEMA_VERSION));
+            initialTables.forEach(entry -> rows.add(ManifestRows.table(entry)));
+            rows.add(ManifestRows.head(GraphBranches.MAIN, genesisCommitId));
+            rows.add(ManifestRows.commit(genesis));
+            return tables.stageAppend(empty, rows, Map.of("omnigraph.commit_id", genesisCommitId))
+                    .flatMap(tables::commitStaged)
+                    .map(committed -> requireLanded(committed, genesis.manifestVersion(), "genesis"))
+                    .thenReturn(genesis);
+        });
+    }
+
+    /** The state at the latest manifest version of {@code graphBranch}, stamp checked. */
+    public Mono<ManifestState> load(String graphBranch) {
+        return tables.open(ref(graphBranch), OptionalLong.empty())
+                .onErrorMap(NotFound.class, missing -> branchOrGraphMissing(graphBranch, missing))
+                .flatMap(snapshot -> load(graphBranch, snapshot));
+    }
+
+    /** The state at exactly {@code manifestVersion} of {@code graphBranch} (time travel). */
+    public Mono<ManifestState> loadAt(String graphBranch, long manifestVersion) {
+        return tables.open(ref(graphBranch), OptionalLong.of(manifestVersion))
+                .flatMap(snapshot -> load(graphBranch, snapshot));
+    }
+
+    private Mono<ManifestState> load(String graphBranch, TableSnapshot snapshot) {
+        return tables.scan(snapshot, ScanRequest.where(OBJECT_TYPE + " <> " + SqlLiterals.quote(TYPE_COMMIT)))
+                .flatMapIterable(RowBatch::rows)
+                .collectList()
+                .map(rows -> reconstruct(graphBranch, snapshot, rows));
+    }
+
+    private ManifestState reconstruct(String graphBranch, TableSnapshot snapshot, List<Map<String, Object>> rows) {
+        Integer stamp = null;
+        TreeMap<String, TableEntry> byKey = new TreeMap<>();
+        Map<String, String> heads = new HashMap<>();
+        for (Map<String, Object> row : rows) {
+            switch (ManifestRows.type(row)) {
+                case TYPE_STAMP -> stamp = stampOf(row);
+                case TYPE_TABLE -> {
+                    TableEntry entry = ManifestRows.tableEntry(row);
+                    TableEntry clash = byKey.put(entry.tableKey(), entry);
+                    if (clash != null && !clash.tombstone() && !entry.tombstone()) {
+                        throw new StorageFault("corrupt manifest at " + manifestPath + ": two live tables claim "
+                                + entry.tableKey(), null);
+                    }
+                }
+                case TYPE_HEAD -> heads.put(ManifestRows.headBranch(row), ManifestRows.headCommitId(row));
+                default -> {
+                    // Row kinds this build does not know are skipped, as the format allows.
+                }
+            }
+        }
+        if (stamp == null) {
+            throw new UnsupportedStamp("missing", "the manifest at " + manifestPath + " has no storage stamp: the graph"
+                    + " root is half-initialised (an interrupted init?); remove " + root + " and run init again");
+        }
+        requireServedStamp(stamp);
+        return new ManifestState(graphBranch, snapshot, java.util.Collections.unmodifiableSortedMap(byKey), Map.copyOf(heads));
+    }
+
+    private int stampOf(Map<String, Object> row) {
+        try {
+            return ManifestRows.stampValue(row);
+        } catch (IllegalArgumentException unreadable) {
+            throw new UnsupportedStamp(unreadable.getMessage(), "the graph at " + root
+                    + " carries an unreadable storage stamp '" + unreadable.getMessage() + "'; refusing to open it");
+        }
+    }
+
+    void requireServedStamp(int stamp) {
+        if (stamp < INTERNAL_SCHEMA_VERSION) {
+            throw new UnsupportedStamp(Integer.toString(stamp), "the graph at " + root + " uses storage format " + stamp
+                    + ", older than the format " + INTERNAL_SCHEMA_VERSION + " this build serves; rebuild it via export, init and load");
+        }
+        if (stamp > INTERNAL_SCHEMA_VERSION) {
+            throw new UnsupportedStamp(Integer.toString(stamp), "the graph at " + root + " uses storage format " + stamp
+                    + ", newer than the format " + INTERNAL_SCHEMA_VERSION + " this build serves; upgrade omnigraph");
+        }
+    }
+
+    /** Commits visible on {@code graphBranch} (its own and those inherited at its fork), newest first. */
+    public Flux<GraphCommit> commits(String graphBranch) {
+        return tables.open(ref(graphBranch), OptionalLong.empty())
+                .onErrorMap(NotFound.class, missing -> branchOrGraphMissing(graphBranch, missing))
+                .flatMapMany(snapshot -> commitsIn(snapshot, ScanRequest.where(OBJECT_TYPE + " = " + SqlLiterals.quote(TYPE_COMMIT))))
+                .sort(NEWEST_FIRST);
+    }
+
+    /** The commit with {@code commitId}, looked up on main and then on every branch. */
+    public Mono<GraphCommit> commit(String commitId) {
+        ScanRequest byId = ScanRequest.where(OBJECT_TYPE + " = " + SqlLiterals.quote(TYPE_COMMIT) + " AND "
+                + OBJECT_ID + " = " + SqlLiterals.quote(commitId));
+        return branches().flatMapMany(identities -> Flux.fromIterable(identities).map(BranchIdentity::name))
+                .concatMap(branch -> tables.open(ref(branch), OptionalLong.empty()).flatMapMany(s -> commitsIn(s, byId)), 1)
+                .next()
+                .switchIfEmpty(Mono.error(() -> new NotFound("commit", commitId, "no commit " + commitId + " in the graph at " + root)));
+    }
+
+    private Flux<GraphCommit> commitsIn(TableSnapshot snapshot, ScanRequest request) {
+        return tables.scan(snapshot, request).flatMapIterable(RowBatch::rows).map(ManifestRows::graphCommit);
+    }
+
+    /** Every graph branch with its identity, main first, then by name. */
+    public Mono<List<BranchIdentity>> branches() {
+        return tables.listBranches(manifestPath).map(lance -> {
+            List<BranchIdentity> out = new ArrayList<>();
+            out.add(BranchIdentity.MAIN);
+            lance.stream().filter(branch -> !branch.name().startsWith("__")).map(BranchIdentity::of).forEach(out::add);
+            return List.copyOf(out);
+        });
+    }
+
+    /** The identity of one graph branch; {@code NotFound} when it does not exist. */
+    public Mono<BranchIdentity> branchIdentity(String graphBranch) {
+        if (GraphBranches.MAIN.equals(graphBranch)) {
+            return Mono.just(BranchIdentity.MAIN);
+        }
+        return tables.listBranches(manifestPath).flatMap(lance -> Mono.justOrEmpty(lance.stream()
+                        .filter(branch -> branch.name().equals(graphBranch)).findFirst().map(BranchIdentity::of)))
+                .switchIfEmpty(Mono.error(() -> new NotFound("branch", graphBranch, "branch " + graphBranch + " does not exist")));
+    }
+
+    private NotFound branchOrGraphMissing(String graphBranch, NotFound missing) {
+        return GraphBranches.MAIN.equals(graphBranch)
+                ? new NotFound("graph", root, "no graph at " + root + " (no " + DIRECTORY + " dataset); run init first")
+                : new NotFound("branch", graphBranch, "branch " + graphBranch + " does not exist in the graph at " + root);
+    }
+
+    static CommittedVersion requireLanded(CommittedVersion committed, long expectedVersion, String what) {
+        if (committed.version() != expectedVersion) {
+            throw new StorageFault(what + " manifest commit landed at version " + committed.version() + ", expected "
+                    + expectedVersion + ": another process wrote the manifest concurrently", null);
+        }
+        return committed;
+    }
+
+    /** Stages and commits manifest rows as one Update at the snapshot's version. */
+    Mono<CommittedVersion> commitRows(TableSnapshot manifest, List<Map<String, Object>> rows, String commitId) {
+        return tables.stageUpsert(manifest, rows, OBJECT_ID, Map.of("omnigraph.commit_id", commitId))
+                .flatMap((StagedHandle handle) -> tables.commitStaged(handle).map(committed -> {
+                    if (!committed.isExactly(handle.identity())) {
+                        throw new StorageFault("manifest publish " + commitId + " landed as " + committed
+                                + " instead of exactly on version " + handle.identity().readVersion(), null);
+                    }
+                    return committed;
+                }));
+    }
+
+}

@@ -1,0 +1,34 @@
+package dev.omnigraph.storage.manifest;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One graph commit to publish. {@code expectedPins} must name every table in {@code tableUpdates} (0 = not yet
+ * registered). {@code expectedBranch} is checked against the branch's live identity (empty: only existence).
+ * The commit id, actor and time are minted by the writer before any effect and never change on retry.
+ */
+public record PublishRequest(String branch, ExpectedHead expectedHead, Optional<BranchIdentity> expectedBranch,
+                             Map<String, Long> expectedPins, List<TableEntry> tableUpdates, String commitId,
+                             Optional<String> mergedParentId, Optional<String> actorId, long createdAtMicros,
+                             String operation) {
+    public PublishRequest {
+        Objects.requireNonNull(branch, "branch");
+        Objects.requireNonNull(expectedHead, "expectedHead");
+        Objects.requireNonNull(expectedBranch, "expectedBranch");
+        expectedPins = Map.copyOf(expectedPins);
+        tableUpdates = List.copyOf(tableUpdates);
+        Objects.requireNonNull(commitId, "commitId");
+        Objects.requireNonNull(mergedParentId, "mergedParentId");
+        Objects.requireNonNull(actorId, "actorId");
+        Objects.requireNonNull(operation, "operation");
+        for (TableEntry update : tableUpdates) {
+            if (!expectedPins.containsKey(update.tableKey())) {
+                throw new IllegalArgumentException("publish of " + commitId + " updates " + update.tableKey()
+                        + " without an expected pin");
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package dev.omnigraph.storage.testing;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Starts a test main class in a child JVM on this JVM's class path, with the flags Arrow needs and a private
+ * temp directory (a JVM killed mid-run leaves Lance's extracted native library behind; the caller deletes it).
+ */
+public final class ChildJvm {
+    private ChildJvm() {
+    }
+
+    public static Process start(Class<?> mainClass, Path tmpDir, List<String> args, List<String> env) throws IOException {
+        Files.createDirectories(tmpDir);
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("--add-opens=java.base/java.nio=ALL-UNNAMED");
+        command.add("-Xmx512m");
+        command.add("-Djava.io.tmpdir=" + tmpDir);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass.getName());
+        command.addAll(args);
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        for (String assignment : env) {
+            int eq = assignment.indexOf('=');
+            builder.environment().put(assignment.substring(0, eq), assignment.substring(eq + 1));
+        }
+        return builder.start();
+    }
+}
