@@ -1,0 +1,280 @@
+package dev.omnigraph.engine;
+
+import dev.omnigraph.engine.schema.Catalog;
+import dev.omnigraph.engine.schema.CatalogTable;
+import dev.omnigraph.engine.schema.NodeTable;
+import dev.omnigraph.engine.schema.SchemaCompiler;
+import dev.omnigraph.engine.schema.SchemaIr;
+import dev.omnigraph.storage.ObjectStore;
+import dev.omnigraph.storage.Ulid;
+import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.error.Conflict;
+import dev.omnigraph.storage.error.NotFound;
+import dev.omnigraph.storage.error.StorageFault;
+import dev.omnigraph.storage.manifest.BranchIdentity;
+import dev.omnigraph.storage.manifest.GraphBranches;
+import dev.omnigraph.storage.manifest.GraphCommit;
+import dev.omnigraph.storage.manifest.ManifestBatchPublisher;
+import dev.omnigraph.storage.manifest.ManifestState;
+import dev.omnigraph.storage.manifest.ManifestStore;
+import dev.omnigraph.storage.manifest.TableEntry;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A handle on one graph root. Everything it does is a {@code Mono}/{@code Flux}; blocking storage work runs on
+ * the storage scheduler. Obtain one with {@link #init} (a new graph) or {@link #open} (an existing one).
+ */
+public final class Omnigraph implements AutoCloseable {
+    static final String INIT_CLAIM = "__init_claim.json";
+
+    private final Path root;
+    private final OpenMode mode;
+    private final StorageServices services;
+    private final ObjectStore files;
+    private final ManifestStore manifest;
+    private final ManifestBatchPublisher publisher;
+    private final SchemaFiles.Accepted schema;
+
+    private Omnigraph(Path root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
+                      SchemaFiles.Accepted schema) {
+        this.root = root;
+        this.mode = mode;
+        this.services = services;
+        this.files = files;
+        this.manifest = manifest;
+        this.publisher = new ManifestBatchPublisher(manifest);
+        this.schema = schema;
+    }
+
+    // ---- init ----------------------------------------------------------------------------------------------
+
+    /** Creates a new graph at {@code root} with {@code schemaSource}, on the shared storage services. */
+    public static Mono<Omnigraph> init(Path root, String schemaSource) {
+        return init(StorageServices.shared(), root, schemaSource);
+    }
+
+    /**
+     * Creates a new graph: one empty dataset per type, the schema contract files, then {@code __manifest} with the
+     * stamp, every table, the genesis commit and {@code graph_head:main}. The manifest is written last, so an
+     * interrupted init leaves a root that {@link #open} refuses as half-initialised, never a graph missing a table.
+     */
+    public static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource) {
+        return Mono.defer(() -> {
+            // Compile before any I/O: a bad schema changes nothing on disk.
+            SchemaFiles.Accepted accepted = SchemaFiles.Accepted.compile(schemaSource,
+                    SchemaIr.initial(SchemaCompiler.compile(schemaSource), Ulid.next()));
+            return services.scheduler().call(() -> {
+                Files.createDirectories(root);
+                return canonical(root);
+            }).flatMap(canonical -> initAt(services, canonical, accepted));
+        });
+    }
+
+    private static Mono<Omnigraph> initAt(StorageServices services, Path canonical, SchemaFiles.Accepted accepted) {
+        ObjectStore files = services.objectStore(canonical);
+        ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
+        return files.exists(ManifestStoreLayout.MANIFEST_MARKER)
+                .flatMap(exists -> exists
+                        ? Mono.error(new Conflict("a graph already exists at " + canonical))
+                        : files.putIfAbsent(INIT_CLAIM, claim()))
+                .flatMap(claimed -> claimed ? Mono.<Void>empty() : Mono.error(new Conflict(
+                        "another init of " + canonical + " is running or was interrupted (" + INIT_CLAIM
+                                + " exists); if no init is running, remove the directory and init again")))
+                .thenMany(Flux.fromIterable(accepted.catalog().tables())
+                        .concatMap(table -> services.tables()
+                                .create(canonical.resolve(table.datasetPath()).toString(), table.arrowSchema())
+                                .map(created -> new TableEntry(table.tableKey(), table.typeId(), table.incarnationId(),
+                                        table.datasetPath(), created.version(), Optional.empty(), 0, false))))
+                .collectList()
+                .flatMap(entries -> SchemaFiles.write(files, accepted)
+                        .then(manifest.create(entries, Ulid.next(), nowMicros())))
+                .then(files.delete(INIT_CLAIM))
+                .thenReturn(new Omnigraph(canonical, OpenMode.READ_WRITE, services, files, manifest, accepted));
+    }
+
+    private static byte[] claim() {
+        return ("{\"claimed_at_micros\":" + nowMicros() + ",\"claim_id\":\"" + Ulid.next() + "\"}")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    // ---- open ----------------------------------------------------------------------------------------------
+
+    public static Mono<Omnigraph> open(Path root, OpenMode mode) {
+        return open(StorageServices.shared(), root, mode);
+    }
+
+    /**
+     * Opens an existing graph: checks the storage stamp, the schema contract files, and that the manifest's
+     * registered tables are exactly the schema's. A read-only open writes nothing at all.
+     */
+    public static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode) {
+        return services.scheduler().call(() -> {
+            if (!Files.isDirectory(root)) {
+                throw new NotFound("graph", root.toString(), "no graph at " + root.toAbsolutePath() + ": the directory does not exist");
+            }
+            return canonical(root);
+        }).flatMap(canonical -> {
+            ObjectStore files = services.objectStore(canonical);
+            ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
+            return manifest.load(GraphBranches.MAIN)
+                    .onErrorResume(NotFound.class, missing -> explainMissingManifest(files, canonical, missing))
+                    .flatMap(state -> SchemaFiles.read(files).map(accepted -> {
+                        requireRegistrationsMatch(canonical, accepted.catalog(), state);
+                        return new Omnigraph(canonical, mode, services, files, manifest, accepted);
+                    }));
+        });
+    }
+
+    /** A root without a manifest is either not a graph or the remains of an interrupted init. */
+    private static Mono<ManifestState> explainMissingManifest(ObjectStore files, Path root, NotFound missing) {
+        return Mono.zip(files.exists(INIT_CLAIM), files.exists(SchemaFiles.SOURCE)).flatMap(found -> {
+            if (found.getT1() || found.getT2()) {
+                return Mono.error(new Conflict("the graph at " + root + " is half-initialised (an init was interrupted"
+                        + " before its manifest was written); remove the directory and run init again"));
+            }
+            return Mono.error(new NotFound("graph", root.toString(), "no graph at " + root + "; run init first"));
+        });
+    }
+
+    private static void requireRegistrationsMatch(Path root, Catalog catalog, ManifestState state) {
+        Set<String> registered = new HashSet<>();
+        for (TableEntry entry : state.liveTables()) {
+            registered.add(entry.tableKey());
+            CatalogTable table = catalog.table(entry.tableKey()).orElseThrow(() -> new StorageFault("the manifest at "
+                    + root + " registers " + entry.tableKey() + ", which the accepted schema does not declare", null));
+            if (table.typeId() != entry.stableTableId() || table.incarnationId() != entry.incarnationId()
+                    || !table.datasetPath().equals(entry.location())) {
+                throw new StorageFault("the manifest at " + root + " binds " + entry.tableKey() + " to "
+                        + entry.location() + " but the schema identity gives " + table.datasetPath(), null);
+            }
+        }
+        for (CatalogTable table : catalog.tables()) {
+            if (!registered.contains(table.tableKey())) {
+                throw new StorageFault("the schema at " + root + " declares " + table.tableKey()
+                        + " but the manifest has no table for it", null);
+            }
+        }
+    }
+
+    // ---- reads ---------------------------------------------------------------------------------------------
+
+    public Path root() {
+        return root;
+    }
+
+    public OpenMode mode() {
+        return mode;
+    }
+
+    public Catalog catalog() {
+        return schema.catalog();
+    }
+
+    public String schemaSource() {
+        return schema.source();
+    }
+
+    /** Resolves a read target to one pinned manifest state (and the commit it stands for). */
+    public Mono<GraphSnapshot> snapshot(ReadTarget target) {
+        if (target instanceof ReadTarget.Commit commit) {
+            return manifest.commit(commit.commitId()).flatMap(found ->
+                    manifest.loadAt(found.branchName(), found.manifestVersion())
+                            .map(state -> toSnapshot(state, Optional.of(found.id()))));
+        }
+        String branch = ((ReadTarget.Branch) target).name();
+        return manifest.load(branch).zipWith(effectiveHead(branch), this::toSnapshot);
+    }
+
+    /** The head of {@code branch}, or for a branch without commits of its own the head it inherited at its fork. */
+    private Mono<Optional<String>> effectiveHead(String branch) {
+        return manifest.load(branch).zipWith(manifest.branchIdentity(branch)).map(loaded -> {
+            ManifestState state = loaded.getT1();
+            BranchIdentity identity = loaded.getT2();
+            return state.head().or(() -> Optional.ofNullable(
+                    state.heads().get(identity.parent().orElse(GraphBranches.MAIN))));
+        });
+    }
+
+    private GraphSnapshot toSnapshot(ManifestState state, Optional<String> commitId) {
+        List<TableInfo> tables = new ArrayList<>();
+        for (TableEntry entry : state.liveTables()) {
+            String kind = entry.tableKey().substring(0, entry.tableKey().indexOf(':'));
+            String typeName = entry.tableKey().substring(entry.tableKey().indexOf(':') + 1);
+            tables.add(new TableInfo(entry.tableKey(), typeName, kind, entry.location(), entry.version(),
+                    entry.lanceBranch(), entry.rowCount()));
+        }
+        return new GraphSnapshot(state.branch(), state.manifestVersion(), commitId, List.copyOf(tables), state);
+    }
+
+    /** Commits visible on {@code branch}, newest first (a branch also shows the history it forked from). */
+    public Flux<GraphCommit> commits(String branch) {
+        return manifest.commits(branch);
+    }
+
+    public Mono<GraphCommit> commit(String commitId) {
+        return manifest.commit(commitId);
+    }
+
+    /** Graph branches with their identities, main first. */
+    public Mono<List<BranchIdentity>> branches() {
+        return manifest.branches();
+    }
+
+    // ---- internals shared with writers ---------------------------------------------------------------------
+
+    StorageServices services() {
+        return services;
+    }
+
+    ObjectStore files() {
+        return files;
+    }
+
+    ManifestStore manifest() {
+        return manifest;
+    }
+
+    ManifestBatchPublisher publisher() {
+        return publisher;
+    }
+
+    /** Refuses writes on a read-only handle before any work. */
+    void requireWritable(String operation) {
+        if (mode != OpenMode.READ_WRITE) {
+            throw new BadRequest(operation + " needs a read-write handle; " + root + " was opened read-only");
+        }
+    }
+
+    Optional<NodeTable> nodeTable(String typeName) {
+        return schema.catalog().node(typeName);
+    }
+
+    static long nowMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000L;
+    }
+
+    /** One key per graph root: absolute, normalised, symlinks resolved (blocking: call on a storage thread). */
+    private static Path canonical(Path root) throws java.io.IOException {
+        return root.toAbsolutePath().normalize().toRealPath();
+    }
+
+    /** Graphs share their storage services; closing a handle releases nothing shared. */
+    @Override
+    public void close() {
+    }
+
+    /** Where init checks for an existing graph. */
+    private static final class ManifestStoreLayout {
+        static final String MANIFEST_MARKER = "__manifest/_versions";
+    }
+}

@@ -1,0 +1,95 @@
+package dev.omnigraph.engine;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.omnigraph.engine.schema.Catalog;
+import dev.omnigraph.engine.schema.CompiledSchema;
+import dev.omnigraph.engine.schema.SchemaCompiler;
+import dev.omnigraph.engine.schema.SchemaIr;
+import dev.omnigraph.engine.schema.SchemaShapeHash;
+import dev.omnigraph.storage.ObjectStore;
+import dev.omnigraph.storage.error.NotFound;
+import dev.omnigraph.storage.error.StorageFault;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import reactor.core.publisher.Mono;
+
+/**
+ * The schema contract files of a graph root: {@code _schema.pg} (source), {@code _schema.ir.json} (identities)
+ * and {@code __schema_state.json} (hashes, written last). Open accepts a root only when the three agree.
+ */
+final class SchemaFiles {
+    static final String SOURCE = "_schema.pg";
+    static final String IR = "_schema.ir.json";
+    static final String STATE = "__schema_state.json";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Contents of {@code __schema_state.json}. */
+    record SchemaState(@JsonProperty("format_version") int formatVersion,
+                       @JsonProperty("schema_shape_hash") String schemaShapeHash,
+                       @JsonProperty("schema_ir_hash") String schemaIrHash,
+                       @JsonProperty("schema_identity_version") int schemaIdentityVersion,
+                       @JsonProperty("schema_identity_domain") String schemaIdentityDomain) {
+        static SchemaState of(CompiledSchema schema, SchemaIr ir) {
+            return new SchemaState(2, SchemaShapeHash.hash(schema), ir.irHash(), 2, ir.schemaIdentityDomain());
+        }
+    }
+
+    /** An accepted schema as read from (or written to) a root. */
+    record Accepted(String source, CompiledSchema schema, SchemaIr ir, SchemaState state, Catalog catalog) {
+        static Accepted compile(String source, SchemaIr ir) {
+            CompiledSchema schema = SchemaCompiler.compile(source);
+            return new Accepted(source, schema, ir, SchemaState.of(schema, ir), Catalog.build(ir, schema));
+        }
+    }
+
+    private SchemaFiles() {
+    }
+
+    static Mono<Void> write(ObjectStore store, Accepted accepted) {
+        return store.put(SOURCE, accepted.source().getBytes(StandardCharsets.UTF_8))
+                .then(store.put(IR, accepted.ir().toJson().getBytes(StandardCharsets.UTF_8)))
+                .then(Mono.fromCallable(() -> JSON.writeValueAsBytes(accepted.state())))
+                .flatMap(state -> store.put(STATE, state));
+    }
+
+    static Mono<Accepted> read(ObjectStore store) {
+        return Mono.zip(store.get(SOURCE), store.get(IR), store.get(STATE)).map(files -> {
+            String root = store.rootUri();
+            String source = text(files.getT1(), SOURCE, root, true);
+            String irJson = text(files.getT2(), IR, root, false);
+            String stateJson = text(files.getT3(), STATE, root, false);
+            SchemaState state;
+            SchemaIr ir;
+            try {
+                state = JSON.readValue(stateJson, SchemaState.class);
+                ir = SchemaIr.fromJson(irJson);
+            } catch (JsonProcessingException | IllegalArgumentException e) {
+                throw new StorageFault("unreadable schema contract at " + root + ": " + e.getMessage(), e);
+            }
+            Accepted accepted;
+            try {
+                accepted = Accepted.compile(source, ir);
+            } catch (RuntimeException e) {
+                throw new StorageFault("the accepted schema at " + root + " does not compile or does not match "
+                        + IR + ": " + e.getMessage(), e);
+            }
+            if (!accepted.state().equals(state)) {
+                throw new StorageFault("schema contract files at " + root + " disagree: " + STATE + " says "
+                        + state + " but " + SOURCE + " and " + IR + " give " + accepted.state(), null);
+            }
+            return accepted;
+        });
+    }
+
+    private static String text(Optional<byte[]> bytes, String name, String root, boolean sourceFile) {
+        if (bytes.isEmpty()) {
+            if (sourceFile) {
+                throw new NotFound("schema", name, "the graph at " + root + " has no " + name);
+            }
+            throw new StorageFault("the graph at " + root + " is missing " + name + "; refusing to open it", null);
+        }
+        return new String(bytes.get(), StandardCharsets.UTF_8);
+    }
+}
