@@ -1,0 +1,302 @@
+package dev.omnigraph.engine.write;
+
+import dev.omnigraph.engine.gate.Permit;
+import dev.omnigraph.recovery.Sidecar;
+import dev.omnigraph.storage.CommittedVersion;
+import dev.omnigraph.storage.StagedHandle;
+import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.storage.Ulid;
+import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.error.CommitConflict;
+import dev.omnigraph.storage.error.Conflict;
+import dev.omnigraph.storage.error.PreconditionFailed;
+import dev.omnigraph.storage.error.ReadSetChanged;
+import dev.omnigraph.storage.error.RecoveryRequired;
+import dev.omnigraph.storage.error.StorageFault;
+import dev.omnigraph.storage.manifest.ExpectedHead;
+import dev.omnigraph.storage.manifest.GraphBranches;
+import dev.omnigraph.storage.manifest.GraphCommit;
+import dev.omnigraph.storage.manifest.PublishRequest;
+import dev.omnigraph.storage.manifest.TableEntry;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeSet;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * The direct-publish write path shared by mutations and loads. One attempt reads, top to bottom, as the protocol:
+ * recovery barrier → capture token → prepare and stage (outside gates) → acquire gates → recheck → arm sidecar →
+ * commit each table exactly once → confirm → publish → delete sidecar.
+ *
+ * <p>Cancellation: the attempt runs detached from its subscriber. A cancel before the sidecar is armed stops the
+ * attempt at its next step boundary (staged files are left as reclaimable garbage; nothing is visible). After
+ * arming the attempt always runs to its end — success, or {@code RecoveryRequired} with the sidecar kept — so its
+ * gates are released exactly once, after its last storage call.
+ */
+public final class DirectPublishPipeline {
+    public static final int MAX_REPREPARES = 32;
+    private static final Logger LOG = LoggerFactory.getLogger(DirectPublishPipeline.class);
+
+    private final WriteContext ctx;
+
+    public DirectPublishPipeline(WriteContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** One write: what it targets, who does it, and how to plan it against a token. */
+    public record Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
+                          String failpointPrefix, Optional<String> ifGraphCommit,
+                          Function<WriteToken, Mono<ChangeSet>> prepare) {
+    }
+
+    public Mono<WriteOutcome> run(Request request) {
+        return Mono.defer(() -> {
+            AtomicBoolean cancelled = new AtomicBoolean();
+            Sinks.One<WriteOutcome> result = Sinks.one();
+            attempt(request, cancelled, 0).subscribe(
+                    outcome -> result.tryEmitValue(outcome),
+                    failure -> result.tryEmitError(failure),
+                    () -> result.tryEmitEmpty());
+            return result.asMono().doOnCancel(() -> cancelled.set(true));
+        });
+    }
+
+    private Mono<WriteOutcome> attempt(Request request, AtomicBoolean cancelled, int reprepares) {
+        return recoveryBarrier(request.branch())
+                .then(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()))
+                .flatMap(token -> {
+                    checkPrecondition(request, token);
+                    return request.prepare().apply(token).flatMap(changes -> changes.isEmpty()
+                            ? Mono.just(new WriteOutcome(Optional.empty(), 0, 0))
+                            : stageAndApply(request, cancelled, token, changes));
+                })
+                .onErrorResume(Reprepare.class, moved -> reprepares < MAX_REPREPARES
+                        ? attempt(request, cancelled, reprepares + 1)
+                        : Mono.error(moved.reason()));
+    }
+
+    // ---- step 1: recovery barrier ------------------------------------------------------------------------
+
+    /** An unresolved sidecar on this branch blocks the write (the recovery module heals what it can first). */
+    private Mono<Void> recoveryBarrier(String branch) {
+        String field = GraphBranches.lanceRef(branch).orElse(null);
+        return ctx.sidecars().list()
+                .filter(sidecar -> java.util.Objects.equals(sidecar.branch(), field))
+                .next()
+                .flatMap(pending -> Mono.error(new RecoveryRequired(pending.operationId(),
+                        "branch " + branch + " has an unfinished " + pending.writerKind() + " write", null)));
+    }
+
+    private static void checkPrecondition(Request request, WriteToken token) {
+        request.ifGraphCommit().ifPresent(expected -> {
+            if (!token.effectiveHead().equals(Optional.of(expected))) {
+                throw new PreconditionFailed(expected, token.effectiveHead().orElse("<none>"));
+            }
+        });
+    }
+
+    // ---- steps 2-4: stage outside gates, then take the gates ----------------------------------------------
+
+    private Mono<WriteOutcome> stageAndApply(Request request, AtomicBoolean cancelled, WriteToken token, ChangeSet changes) {
+        WriteLimitCheck.enforce(changes, ctx.limits());
+        return stageAll(token, changes)
+                .flatMap(effects -> ctx.failpoints().hit(request.failpointPrefix() + ".after_prepare")
+                        .then(Mono.usingWhen(
+                                ctx.gates().forWrite(request.branch(), tableKeys(changes)),
+                                permit -> underGates(request, cancelled, token, changes, effects),
+                                Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync))
+                        .onErrorResume(error -> discardAll(effects).then(Mono.error(error)))
+                        .flatMap(outcome -> discardAll(effects).thenReturn(outcome)));
+    }
+
+    private Mono<List<StagedEffect>> stageAll(WriteToken token, ChangeSet changes) {
+        Optional<String> lanceBranch = GraphBranches.lanceRef(token.branch());
+        return Flux.fromIterable(changes.changes())
+                .concatMap(change -> {
+                    if (!change.pin().lanceBranch().equals(lanceBranch)) {
+                        return Mono.error(new BadRequest("writing " + change.tableKey() + " on branch " + token.branch()
+                                + " needs a first-touch fork of the table, which this build does not do yet"));
+                    }
+                    TableRef ref = ctx.ref(change.pin());
+                    return ctx.tables().open(ref, OptionalLong.of(change.pin().version()))
+                            .flatMap(snapshot -> stage(snapshot, change))
+                            .map(handle -> new StagedEffect(change, handle));
+                })
+                .collectList();
+    }
+
+    private Mono<StagedHandle> stage(dev.omnigraph.storage.TableSnapshot snapshot, TableChange change) {
+        Map<String, String> properties = Map.of("omnigraph.writer", "direct-publish");
+        return switch (change.kind()) {
+            case INSERT -> ctx.tables().stageAppend(snapshot, change.rows(), properties);
+            case UPSERT -> ctx.tables().stageUpsert(snapshot, change.rows(), "id", properties);
+            case OVERWRITE -> ctx.tables().stageOverwrite(snapshot, change.rows(), properties);
+            case DELETE -> ctx.tables().stageDelete(snapshot,
+                    dev.omnigraph.storage.SqlLiterals.inList("id", change.deleteIds()), properties)
+                    .flatMap(Mono::justOrEmpty);
+        };
+    }
+
+    // ---- steps 5-9: under the gates ------------------------------------------------------------------------
+
+    private Mono<WriteOutcome> underGates(Request request, AtomicBoolean cancelled, WriteToken token, ChangeSet changes,
+                                          List<StagedEffect> effects) {
+        String operationId = Ulid.next();
+        IntentRecords.LineageIntent lineage = new IntentRecords.LineageIntent(Ulid.next(), request.branch(),
+                request.actorId(), nowMicros(), request.operation());
+        return recheck(request, token, changes)
+                .then(ctx.failpoints().hit(request.failpointPrefix() + ".after_gates"))
+                .then(Mono.defer(() -> cancelled.get()
+                        ? Mono.<WriteOutcome>error(new CancellationException("write cancelled before any effect"))
+                        : effects.isEmpty()
+                                ? Mono.just(new WriteOutcome(Optional.empty(), 0, 0))
+                                : applyArmed(request, operationId, lineage, token, changes, effects)));
+    }
+
+    /** Revalidates everything the plan assumed, under the gates and before any effect. */
+    private Mono<Void> recheck(Request request, WriteToken token, ChangeSet changes) {
+        return recoveryBarrier(request.branch())
+                .then(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()))
+                .flatMap(fresh -> {
+                    checkPrecondition(request, fresh);
+                    if (!token.sameAuthority(fresh)) {
+                        ReadSetChanged moved = new ReadSetChanged("graph_head:" + request.branch(),
+                                token.head().orElse("<none>"), fresh.head().orElse("<none>"));
+                        return Mono.error(changes.reprepareOnMovedHead() ? new Reprepare(moved) : moved);
+                    }
+                    return Flux.fromIterable(changes.changes()).concatMap(change -> requireNoDrift(change.pin())).then();
+                });
+    }
+
+    /** A table's live HEAD must equal its published pin: anything else is unpublished drift. */
+    private Mono<Void> requireNoDrift(TableEntry pin) {
+        return ctx.tables().head(ctx.ref(pin)).flatMap(head -> {
+            if (head == pin.version()) {
+                return Mono.empty();
+            }
+            if (head > pin.version()) {
+                return Mono.error(new Conflict(pin.tableKey() + " has versions past its published pin (HEAD " + head
+                        + ", published " + pin.version() + ") that no recovery sidecar covers; run `omnigraph repair`"));
+            }
+            return Mono.error(new StorageFault(pin.tableKey() + " HEAD " + head + " is below its published pin "
+                    + pin.version() + ": the graph root was modified outside omnigraph", null));
+        });
+    }
+
+    private Mono<WriteOutcome> applyArmed(Request request, String operationId, IntentRecords.LineageIntent lineage,
+                                          WriteToken token, ChangeSet changes, List<StagedEffect> effects) {
+        Sidecar armed = IntentRecords.armed(ctx, request.writerKind(), operationId, token, lineage, effects);
+        String points = request.failpointPrefix();
+        return ctx.sidecars().write(armed)
+                .then(Mono.defer(() -> ctx.failpoints().hit(points + ".after_arm")
+                        .then(commitAll(points, operationId, effects, changes))
+                        .flatMap(committed -> {
+                            Sidecar confirmed = IntentRecords.confirmed(armed, committed);
+                            return ctx.sidecars().write(confirmed)
+                                    .then(ctx.failpoints().hit(points + ".after_confirm"))
+                                    .then(publish(request, token, lineage, effects, committed));
+                        })
+                        .flatMap(commit -> ctx.failpoints().hit(points + ".after_publish")
+                                .then(ctx.failpoints().hit(points + ".before_sidecar_delete"))
+                                .then(deleteSidecar(operationId))
+                                .thenReturn(new WriteOutcome(Optional.of(commit), changes.affectedNodes(), changes.affectedEdges())))
+                        .onErrorMap(error -> !(error instanceof Reprepare || error instanceof ReadSetChanged
+                                        || error instanceof RecoveryRequired),
+                                error -> new RecoveryRequired(operationId, request.operation() + " on branch "
+                                        + request.branch() + " stopped after its sidecar was armed: " + error.getMessage(), error))));
+    }
+
+    /** Commits each staged transaction once, in table order; each must land exactly at its read version + 1. */
+    private Mono<Map<String, CommittedVersion>> commitAll(String points, String operationId, List<StagedEffect> effects,
+                                                         ChangeSet changes) {
+        Map<String, CommittedVersion> committed = new LinkedHashMap<>();
+        return Flux.range(0, effects.size())
+                .concatMap(index -> {
+                    StagedEffect effect = effects.get(index);
+                    return ctx.tables().commitStaged(effect.handle())
+                            .flatMap(achieved -> {
+                                if (!achieved.isExactly(effect.handle().identity())) {
+                                    return Mono.error(new StorageFault(effect.change().tableKey() + " commit landed as "
+                                            + achieved + ", not exactly on " + effect.handle().identity(), null));
+                                }
+                                committed.put(effect.change().tableKey(), achieved);
+                                return ctx.failpoints().hit(points + ".after_commit:" + (index + 1));
+                            })
+                            .onErrorResume(CommitConflict.class, conflict -> committed.isEmpty()
+                                    ? effectFree(operationId, conflict, changes)
+                                    : Mono.error(conflict));
+                })
+                .then(Mono.fromCallable(() -> Map.copyOf(committed)));
+    }
+
+    /** A conflict on the first commit: nothing landed, so the intent is retired and the write replanned or refused. */
+    private Mono<Void> effectFree(String operationId, CommitConflict conflict, ChangeSet changes) {
+        ReadSetChanged moved = new ReadSetChanged("table " + conflict.path(), "read version " + conflict.readVersion(),
+                "changed by a concurrent writer");
+        return ctx.sidecars().delete(operationId)
+                .then(Mono.error(changes.reprepareOnMovedHead() ? new Reprepare(moved) : moved));
+    }
+
+    private Mono<GraphCommit> publish(Request request, WriteToken token, IntentRecords.LineageIntent lineage,
+                                      List<StagedEffect> effects, Map<String, CommittedVersion> committed) {
+        Map<String, Long> expectedPins = new LinkedHashMap<>();
+        List<TableEntry> updates = new ArrayList<>();
+        for (StagedEffect effect : effects) {
+            TableEntry pin = effect.change().pin();
+            CommittedVersion landed = committed.get(pin.tableKey());
+            expectedPins.put(pin.tableKey(), pin.version());
+            updates.add(pin.pinnedAt(landed.version(), pin.lanceBranch(), landed.rowCount()));
+        }
+        return ctx.publisher().publish(new PublishRequest(request.branch(), new ExpectedHead.Exact(token.head()),
+                Optional.of(token.branchIdentity()), expectedPins, updates, lineage.commitId(), Optional.empty(),
+                lineage.actorId(), lineage.createdAtMicros(), lineage.operation()));
+    }
+
+    /** The write is durable once published; a sidecar left behind is consumed by the next heal. */
+    private Mono<Void> deleteSidecar(String operationId) {
+        return ctx.sidecars().delete(operationId).then().onErrorResume(error -> {
+            LOG.warn("published write {} could not delete its sidecar; the next heal will: {}", operationId, error.toString());
+            return Mono.empty();
+        });
+    }
+
+    private Mono<Void> discardAll(List<StagedEffect> effects) {
+        return Flux.fromIterable(effects).concatMap(effect -> ctx.tables().discard(effect.handle())).then();
+    }
+
+    private static TreeSet<String> tableKeys(ChangeSet changes) {
+        TreeSet<String> keys = new TreeSet<>();
+        changes.changes().forEach(change -> keys.add(change.tableKey()));
+        return keys;
+    }
+
+    static long nowMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000L;
+    }
+
+    /** The head moved before any effect and the change may be planned again; never escapes this class. */
+    private static final class Reprepare extends RuntimeException {
+        private final ReadSetChanged reason;
+
+        Reprepare(ReadSetChanged reason) {
+            super(reason.getMessage(), null, false, false);
+            this.reason = reason;
+        }
+
+        ReadSetChanged reason() {
+            return reason;
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package dev.omnigraph.engine.write;
+
+import dev.omnigraph.storage.manifest.TableEntry;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The complete change one write makes to one table, ready to stage as ONE Lance transaction:
+ * {@code INSERT} (strict: every id is new), {@code UPSERT} (replace rows by id, add the rest),
+ * {@code DELETE} (by id) or {@code OVERWRITE} (the whole table image).
+ */
+public record TableChange(TableEntry pin, Kind kind, List<Map<String, Object>> rows, List<String> deleteIds) {
+    public enum Kind { INSERT, UPSERT, DELETE, OVERWRITE }
+
+    public TableChange {
+        rows = List.copyOf(rows);
+        deleteIds = List.copyOf(deleteIds);
+    }
+
+    public String tableKey() {
+        return pin.tableKey();
+    }
+
+    public boolean isNode() {
+        return tableKey().startsWith("node:");
+    }
+}

@@ -1,0 +1,90 @@
+package dev.omnigraph.recovery;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A recovery sidecar ({@code __recovery/<operation_id>.json}): the write-ahead intent a writer makes durable
+ * before its first physical effect, so that a crash at any instant can be rolled forward or back exactly.
+ * Field names follow the reference format (snake_case on disk, {@code schema_version} 9).
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Sidecar(int schemaVersion, String operationId, String startedAt, String branch, String actorId,
+                      WriterKind writerKind, List<TablePin> tables, ProtocolV3 protocolV3) {
+    public static final int SCHEMA_VERSION = 9;
+
+    public Sidecar {
+        Objects.requireNonNull(operationId, "operationId");
+        Objects.requireNonNull(writerKind, "writerKind");
+        tables = tables == null ? List.of() : List.copyOf(tables);
+    }
+
+    public enum WriterKind { Mutation, Load, SchemaApply, BranchMerge, EnsureIndices, Optimize }
+
+    public enum EffectPhase { Armed, EffectsConfirmed }
+
+    /** The stable identity of a table (type id + incarnation id). */
+    public record Identity(long stableTableId, long tableIncarnationId) {
+    }
+
+    /** One table a writer touches: where it lives, the pin it expects, and the pin it will leave. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record TablePin(Identity identity, String tableKey, String tablePath, long expectedVersion,
+                           long postCommitPin, Long confirmedVersion, String tableBranch) {
+    }
+
+    /** A Lance transaction identity. */
+    public record Txn(long readVersion, String uuid) {
+    }
+
+    /** The branch identity a token captured (null parent = main). */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record BranchIdentifier(String name, String parent, long parentVersion, long createdAt) {
+    }
+
+    /** The authority a write was planned against; recovery never rolls forward once it has moved. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Authority(BranchIdentifier branchIdentifier, String graphHead, String schemaIrHash,
+                            String schemaIdentityDomain) {
+    }
+
+    /** The commit this write publishes; fixed before any effect and never re-parented. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Lineage(String graphCommitId, String branch, String actorId, long createdAt,
+                          String mergedParentCommitId, String operation) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Effect(Identity identity, String tableKey, Txn plannedTransaction, Txn confirmedTransaction) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Confirmed(long tableVersion, String tableBranch, long rowCount) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record TableUpdate(Identity identity, String tableKey, long expectedVersion, String tableBranch,
+                              Confirmed confirmed) {
+    }
+
+    public record IntendedDelta(List<TableUpdate> tableUpdates) {
+        public IntendedDelta {
+            tableUpdates = List.copyOf(tableUpdates);
+        }
+    }
+
+    /** The exact-effect payload of mutations and loads. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record ProtocolV3(Authority authority, Lineage lineage, String rollbackGraphCommitId,
+                             EffectPhase effectPhase, List<Effect> effects, IntendedDelta intendedDelta) {
+        public ProtocolV3 {
+            effects = List.copyOf(effects);
+        }
+    }
+
+    /** This sidecar with its payload replaced (e.g. moved to EffectsConfirmed). */
+    public Sidecar withPayload(List<TablePin> newTables, ProtocolV3 payload) {
+        return new Sidecar(schemaVersion, operationId, startedAt, branch, actorId, writerKind, newTables, payload);
+    }
+}

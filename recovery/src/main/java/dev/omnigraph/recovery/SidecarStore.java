@@ -1,0 +1,89 @@
+package dev.omnigraph.recovery;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import dev.omnigraph.storage.ObjectStore;
+import dev.omnigraph.storage.error.RecoveryRequired;
+import java.io.IOException;
+import java.util.Optional;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Reads and writes sidecars under {@code __recovery/}. Writes are atomic puts (temp + fsync + rename), so a
+ * sidecar is either absent or whole. A sidecar that cannot be parsed, or carries a newer schema version, is
+ * refused loudly and left on disk: a write must never proceed past an intent it cannot understand.
+ */
+public final class SidecarStore {
+    public static final String DIRECTORY = "__recovery/";
+    static final ObjectMapper JSON = new ObjectMapper()
+            .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
+
+    private final ObjectStore files;
+
+    public SidecarStore(ObjectStore files) {
+        this.files = files;
+    }
+
+    public static String key(String operationId) {
+        return DIRECTORY + operationId + ".json";
+    }
+
+    /** Durably writes (or rewrites) the sidecar. */
+    public Mono<Void> write(Sidecar sidecar) {
+        return Mono.fromCallable(() -> JSON.writeValueAsBytes(sidecar))
+                .flatMap(bytes -> files.put(key(sidecar.operationId()), bytes));
+    }
+
+    public Mono<Optional<Sidecar>> read(String operationId) {
+        return files.get(key(operationId)).map(bytes -> bytes.map(content -> parse(operationId, content)));
+    }
+
+    /** Every pending sidecar, in operation-id (= chronological) order. */
+    public Flux<Sidecar> list() {
+        return files.list(DIRECTORY)
+                .flatMapMany(Flux::fromIterable)
+                .filter(name -> name.endsWith(".json"))
+                .concatMap(name -> {
+                    String operationId = name.substring(DIRECTORY.length(), name.length() - ".json".length());
+                    // A sidecar that vanished between list and read was finished by someone else: benign.
+                    return read(operationId).flatMap(Mono::justOrEmpty);
+                });
+    }
+
+    public Mono<Boolean> delete(String operationId) {
+        return files.delete(key(operationId));
+    }
+
+    static Sidecar parse(String operationId, byte[] content) {
+        Sidecar sidecar;
+        try {
+            int version = JSON.readTree(content).path("schema_version").asInt(-1);
+            if (version > Sidecar.SCHEMA_VERSION) {
+                throw new RecoveryRequired(operationId, "sidecar " + operationId + " has schema_version " + version
+                        + ", newer than this build understands (" + Sidecar.SCHEMA_VERSION + "); upgrade omnigraph", null);
+            }
+            sidecar = JSON.readValue(content, Sidecar.class);
+        } catch (IOException e) {
+            throw new RecoveryRequired(operationId, "sidecar " + operationId + " is unreadable (" + e.getMessage()
+                    .lines().findFirst().orElse("") + "); it was left on disk for an operator", e);
+        }
+        if (!operationId.equals(sidecar.operationId())) {
+            throw new RecoveryRequired(operationId, "sidecar file " + operationId + " names operation "
+                    + sidecar.operationId(), null);
+        }
+        return sidecar;
+    }
+
+    /** For tests and diagnostics: the JSON text of a sidecar. */
+    public static String toJson(Sidecar sidecar) {
+        try {
+            return JSON.writeValueAsString(sidecar);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+}
