@@ -1,14 +1,15 @@
 package dev.omnigraph.storage;
 
-import java.security.SecureRandom;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * ULIDs (26 Crockford base32 chars: 48-bit ms time + 80 random bits) for commit and operation ids. Monotonic
  * within one JVM: ids minted in the same millisecond increment the random part, so they sort in mint order.
+ * Randomness comes from {@link ThreadLocalRandom}: ids must be unique, not unguessable, and SecureRandom would
+ * read /dev/urandom — a blocking call that is not allowed on event-loop threads.
  */
 public final class Ulid {
     private static final char[] ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ".toCharArray();
-    private static final SecureRandom RANDOM = new SecureRandom();
     private static long lastMillis = -1;
     private static long randomHigh; // 16 bits
     private static long randomLow;  // 64 bits
@@ -26,8 +27,8 @@ public final class Ulid {
             }
         } else {
             lastMillis = now;
-            randomHigh = RANDOM.nextInt(1 << 16);
-            randomLow = RANDOM.nextLong();
+            randomHigh = ThreadLocalRandom.current().nextInt(1 << 16);
+            randomLow = ThreadLocalRandom.current().nextLong();
         }
         return encode(now, randomHigh, randomLow);
     }

@@ -1,0 +1,287 @@
+package dev.omnigraph.engine.load;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.omnigraph.engine.load.LoadRecord.EdgeRecord;
+import dev.omnigraph.engine.load.LoadRecord.NodeRecord;
+import dev.omnigraph.engine.schema.Catalog;
+import dev.omnigraph.engine.schema.EdgeTable;
+import dev.omnigraph.engine.schema.NodeTable;
+import dev.omnigraph.engine.schema.Property;
+import dev.omnigraph.storage.Ulid;
+import dev.omnigraph.storage.error.ParseError;
+import dev.omnigraph.storage.error.ValidationError;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Parses one strict NDJSON line (languages §4.1) into a {@link LoadRecord}. Two phases: the whole line is
+ * first read for syntax and shape ({@link ParseError}), then checked against the catalog
+ * ({@link ValidationError}), so a line's error kind does not depend on the order of its keys.
+ * Thread-safe: holds only immutable state.
+ */
+final class LineParser {
+    static final String SOURCE = "ndjson";
+    /** Physical column names that may never appear as keys (languages §4.1). */
+    static final Set<String> RESERVED = Set.of("_tombstone", "_rowid", "_rowaddr", "_rowoffset",
+            "_row_created_at_version", "_row_last_updated_at_version");
+
+    private final Catalog catalog;
+    private final JsonFactory factory;
+    private final ObjectMapper mapper;
+    private final Map<String, List<EdgeTable>> edgesByFoldedName = new HashMap<>();
+
+    LineParser(Catalog catalog, int maxLineBytes) {
+        this.catalog = catalog;
+        // Jackson's default string/name caps (20M chars / 50k) are below what a legal line may hold.
+        int longest = Math.max(maxLineBytes, 50_000);
+        this.factory = JsonFactory.builder()
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .streamReadConstraints(StreamReadConstraints.builder()
+                        .maxStringLength(Math.max(longest, StreamReadConstraints.DEFAULT_MAX_STRING_LEN))
+                        .maxNameLength(longest)
+                        .build())
+                .build();
+        this.mapper = new ObjectMapper(factory);
+        for (EdgeTable e : catalog.edges().values())
+            edgesByFoldedName.computeIfAbsent(e.typeName().toLowerCase(Locale.ROOT), k -> new ArrayList<>()).add(e);
+    }
+
+    /** A key as it appeared in the line: its 1-based byte column and its value. */
+    private record Field(int column, JsonNode value) {}
+
+    /** The shape of a line after phase one. */
+    private static final class Shape {
+        Field type;
+        Field edge;
+        Field from;
+        Field to;
+        final LinkedHashMap<String, Field> dataFields = new LinkedHashMap<>();
+    }
+
+    LoadRecord parse(int line, byte[] bytes) {
+        Shape s = shape(line, bytes);
+        return s.type != null ? node(line, s) : edge(line, s);
+    }
+
+    // ---- phase one: syntax and shape -------------------------------------------------------------------
+
+    private Shape shape(int line, byte[] bytes) {
+        int first = 0;
+        while (first < bytes.length && isJsonSpace(bytes[first])) first++;
+        if (first == bytes.length) throw parseError(line, 1, "", "blank-but-not-empty line (only whitespace)");
+        // Besides giving a clear message, this keeps Jackson from guessing UTF-16/32 or skipping a BOM:
+        // it sniffs the first four bytes, and valid UTF-8 JSON never has a NUL byte there.
+        if (bytes[first] != '{') throw parseError(line, first + 1, "", "a line must be one JSON object");
+        for (int i = 0; i < Math.min(4, bytes.length); i++)
+            if (bytes[i] == 0) throw parseError(line, i + 1, "", "NUL byte; the input must be UTF-8 JSON");
+        JsonParser p;
+        try {
+            p = factory.createParser(bytes);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try (p) {
+            Shape s = new Shape();
+            p.nextToken(); // START_OBJECT, checked above
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                int col = column(p.currentTokenLocation());
+                if (RESERVED.contains(name)) throw parseError(line, col, name, "reserved name '" + name + "'");
+                JsonToken value = p.nextToken();
+                switch (name) {
+                    case "type" -> s.type = string(p, line, name, col);
+                    case "edge" -> s.edge = string(p, line, name, col);
+                    case "from" -> s.from = string(p, line, name, col);
+                    case "to" -> s.to = string(p, line, name, col);
+                    case "data" -> data(p, value, line, s.dataFields);
+                    default -> throw parseError(line, col, name, "unknown top-level key '" + name
+                            + "' (node lines have type, data; edge lines have edge, from, to, data)");
+                }
+            }
+            if (p.nextToken() != null)
+                throw parseError(line, column(p.currentTokenLocation()), "",
+                        "unexpected content after the JSON object");
+            checkShape(line, s);
+            return s;
+        } catch (JsonProcessingException e) {
+            JsonLocation at = e.getLocation();
+            throw parseError(line, at == null ? 1 : column(at), path(p.getParsingContext()),
+                    "malformed JSON: " + e.getOriginalMessage().replaceAll("\\[Source: [^;\\]]*; ", "["));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // reading a byte array does no I/O
+        }
+    }
+
+    private static Field string(JsonParser p, int line, String name, int col) throws IOException {
+        if (p.currentToken() != JsonToken.VALUE_STRING)
+            throw parseError(line, column(p.currentTokenLocation()), name, "\"" + name + "\" must be a JSON string");
+        return new Field(col, TextNode.valueOf(p.getText()));
+    }
+
+    /** Data keys with their values as trees: their types are known only once the whole line is read. */
+    private void data(JsonParser p, JsonToken value, int line, Map<String, Field> into) throws IOException {
+        if (value != JsonToken.START_OBJECT)
+            throw parseError(line, column(p.currentTokenLocation()), "data", "\"data\" must be a JSON object");
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            int at = column(p.currentTokenLocation());
+            if (RESERVED.contains(name))
+                throw parseError(line, at, "data." + name, "reserved name '" + name + "'");
+            p.nextToken();
+            JsonNode node = mapper.readTree(p);
+            into.put(name, new Field(at, node == null ? NullNode.getInstance() : node));
+        }
+    }
+
+    private static void checkShape(int line, Shape s) {
+        if (s.type != null && s.edge != null) {
+            boolean edgeLater = s.edge.column() > s.type.column();
+            throw parseError(line, Math.max(s.edge.column(), s.type.column()), edgeLater ? "edge" : "type",
+                    "a line has exactly one of \"type\" (node) or \"edge\" (edge), not both");
+        }
+        if (s.type == null && s.edge == null)
+            throw parseError(line, 1, "type", "a line needs \"type\" (node) or \"edge\" (edge)");
+        if (s.type != null) {
+            Field stray = s.from != null ? s.from : s.to;
+            if (stray != null) {
+                String name = s.from != null ? "from" : "to";
+                throw parseError(line, stray.column(), name,
+                        "unknown top-level key '" + name + "' on a node line (allowed: type, data)");
+            }
+            return;
+        }
+        if (s.from == null) throw parseError(line, 1, "from", "an edge line needs \"from\" (the source node id)");
+        if (s.to == null) throw parseError(line, 1, "to", "an edge line needs \"to\" (the destination node id)");
+        for (String implicit : List.of("src", "dst")) {
+            Field f = s.dataFields.get(implicit);
+            if (f != null)
+                throw parseError(line, f.column(), "data." + implicit,
+                        "'" + implicit + "' is implicit on edges; use \"from\"/\"to\"");
+        }
+    }
+
+    // ---- phase two: the catalog ------------------------------------------------------------------------
+
+    private NodeRecord node(int line, Shape s) {
+        String typeName = s.type.value().textValue();
+        NodeTable table = catalog.node(typeName).orElseThrow(() -> new ValidationError(typeName, null, null,
+                "line " + line + ": unknown node type '" + typeName + "'"));
+        String supplied = suppliedId(line, typeName, s);
+        Map<String, Object> values = values(line, typeName, "node", table.type().properties(), s);
+        if (table.type().key().isEmpty())
+            return new NodeRecord(line, typeName, supplied != null ? supplied : Ulid.next(), values);
+        String derived;
+        try {
+            derived = table.deriveId(values);
+        } catch (ValidationError e) {
+            throw new ValidationError(e.typeName(), e.property(), e.entityId(), "line " + line + ": " + e.getMessage());
+        }
+        if (supplied != null && !supplied.equals(derived))
+            throw new ValidationError(typeName, "id", supplied, "line " + line + ": supplied id '" + supplied
+                    + "' does not match the id '" + derived + "' derived from the key of " + typeName);
+        return new NodeRecord(line, typeName, derived, values);
+    }
+
+    private EdgeRecord edge(int line, Shape s) {
+        String spelled = s.edge.value().textValue();
+        EdgeTable table = edgeTable(line, spelled);
+        String typeName = table.typeName();
+        String supplied = suppliedId(line, typeName, s);
+        Map<String, Object> values = values(line, typeName, "edge", table.type().properties(), s);
+        return new EdgeRecord(line, typeName, supplied != null ? supplied : Ulid.next(),
+                s.from.value().textValue(), s.to.value().textValue(), values);
+    }
+
+    /** Exact name first; otherwise the one edge type whose name matches ignoring case. */
+    private EdgeTable edgeTable(int line, String spelled) {
+        var exact = catalog.edge(spelled);
+        if (exact.isPresent()) return exact.get();
+        List<EdgeTable> folded = edgesByFoldedName.getOrDefault(spelled.toLowerCase(Locale.ROOT), List.of());
+        if (folded.size() == 1) return folded.get(0);
+        throw new ValidationError(spelled, null, null, "line " + line + ": " + (folded.isEmpty()
+                ? "unknown edge type '" + spelled + "'"
+                : "edge type '" + spelled + "' matches several types ignoring case: "
+                        + folded.stream().map(EdgeTable::typeName).toList()));
+    }
+
+    private static String suppliedId(int line, String typeName, Shape s) {
+        Field id = s.dataFields.get("id");
+        if (id == null) return null;
+        if (!id.value().isTextual())
+            throw new ValidationError(typeName, "id", null, "line " + line + ": " + typeName
+                    + ".id must be a JSON string, got JSON " + ValueConverter.kindOf(id.value()));
+        return id.value().textValue();
+    }
+
+    /** Every declared property in declaration order; data keys are checked in input order. */
+    private static Map<String, Object> values(int line, String typeName, String kind, List<Property> properties,
+                                              Shape s) {
+        Map<String, Property> byName = new HashMap<>();
+        for (Property p : properties) byName.put(p.name(), p);
+        Map<String, Object> given = new HashMap<>();
+        for (Map.Entry<String, Field> e : s.dataFields.entrySet()) {
+            if (e.getKey().equals("id")) continue;
+            Property p = byName.get(e.getKey());
+            if (p == null)
+                throw new ValidationError(typeName, e.getKey(), null, "line " + line + ": unknown property '"
+                        + e.getKey() + "' for " + kind + " type " + typeName);
+            given.put(p.name(), ValueConverter.convert(p, e.getValue().value(),
+                    new ValueConverter.Site(line, typeName, p.name())));
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (Property p : properties) {
+            Object v = s.dataFields.containsKey(p.name()) ? given.get(p.name())
+                    : ValueConverter.convert(p, null, new ValueConverter.Site(line, typeName, p.name()));
+            out.put(p.name(), v);
+        }
+        return out;
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------------------
+
+    private static boolean isJsonSpace(byte b) {
+        return b == ' ' || b == '\t' || b == '\r' || b == '\n';
+    }
+
+    private static int column(JsonLocation at) {
+        return at == null || at.getColumnNr() < 1 ? 1 : at.getColumnNr();
+    }
+
+    /** Dotted path of the parser's position, e.g. {@code data.tags[2]}; empty at the top level. */
+    static String path(JsonStreamContext ctx) {
+        List<String> parts = new ArrayList<>();
+        for (JsonStreamContext c = ctx; c != null && !c.inRoot(); c = c.getParent()) {
+            if (c.inArray()) parts.add("[" + Math.max(c.getCurrentIndex(), 0) + "]");
+            else if (c.getCurrentName() != null) parts.add(c.getCurrentName());
+        }
+        StringBuilder out = new StringBuilder();
+        for (int i = parts.size() - 1; i >= 0; i--) {
+            String part = parts.get(i);
+            if (out.length() > 0 && !part.startsWith("[")) out.append('.');
+            out.append(part);
+        }
+        return out.toString();
+    }
+
+    private static ParseError parseError(int line, int column, String subject, String message) {
+        return new ParseError(SOURCE, line, column, subject, message);
+    }
+}
