@@ -19,10 +19,8 @@ import reactor.core.scheduler.Scheduler;
  * bad line ends the flux with its error ({@code ParseError}, {@code ValidationError} or
  * {@code ResourceLimitExceeded}) after the records of the lines before it.
  *
- * <p>{@link #read(Flux)} parses on whichever thread delivers a chunk or requests a record. Minting a ULID for an
- * id-less entity can read the OS entropy source ({@code SecureRandom}), which BlockHound rightly reports, and
- * a line may take a while to parse; so input arriving on an event loop should go through
- * {@link #read(Flux, Scheduler)}. Reusable and thread-safe: every subscription gets its own line state.
+ * <p>{@link #read(Flux)} parses on whichever thread delivers a chunk or requests a record. A line may take a
+ * while to parse (up to 32 MiB), so input arriving on an event loop should go through {@link #read(Flux, Scheduler)}. Reusable and thread-safe: every subscription gets its own line state.
  */
 public final class NdjsonReader {
     /** Per-line cap of the original engine ({@code graph_batch_line_bytes}). */
