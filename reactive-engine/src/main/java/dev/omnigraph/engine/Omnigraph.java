@@ -1,6 +1,17 @@
 package dev.omnigraph.engine;
 
+import dev.omnigraph.engine.gate.Gates;
+import dev.omnigraph.engine.load.LoadMode;
+import dev.omnigraph.engine.load.Loader;
+import dev.omnigraph.engine.load.NdjsonReader;
 import dev.omnigraph.engine.schema.Catalog;
+import dev.omnigraph.engine.write.WriteContext;
+import dev.omnigraph.engine.write.WriteLimits;
+import dev.omnigraph.engine.write.WriteOutcome;
+import dev.omnigraph.recovery.SidecarStore;
+import dev.omnigraph.storage.Failpoints;
+import java.nio.ByteBuffer;
+import reactor.core.scheduler.Schedulers;
 import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.engine.schema.NodeTable;
 import dev.omnigraph.engine.schema.SchemaCompiler;
@@ -43,6 +54,9 @@ public final class Omnigraph implements AutoCloseable {
     private final ManifestStore manifest;
     private final ManifestBatchPublisher publisher;
     private final SchemaFiles.Accepted schema;
+    private final Failpoints failpoints = Failpoints.fromEnvironment();
+    private final SidecarStore sidecars;
+    private volatile WriteLimits limits = WriteLimits.DEFAULT;
 
     private Omnigraph(Path root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
                       SchemaFiles.Accepted schema) {
@@ -53,6 +67,7 @@ public final class Omnigraph implements AutoCloseable {
         this.manifest = manifest;
         this.publisher = new ManifestBatchPublisher(manifest);
         this.schema = schema;
+        this.sidecars = new SidecarStore(files);
     }
 
     // ---- init ----------------------------------------------------------------------------------------------
@@ -227,6 +242,58 @@ public final class Omnigraph implements AutoCloseable {
     /** Graph branches with their identities, main first. */
     public Mono<List<BranchIdentity>> branches() {
         return manifest.branches();
+    }
+
+    // ---- writes --------------------------------------------------------------------------------------------
+
+    /** Loads NDJSON bytes (streamed, never buffered whole) into {@code branch} as one commit. */
+    public Mono<WriteOutcome> load(String branch, LoadMode mode, Flux<ByteBuffer> ndjson, LoadOptions options) {
+        return Mono.defer(() -> {
+            requireWritable("load");
+            NdjsonReader reader = new NdjsonReader(catalog());
+            return new Loader(writeContext()).load(branch, mode, reader.read(ndjson, Schedulers.parallel()),
+                    options.overwriteTypes(), options.actorId(), options.ifGraphCommit());
+        });
+    }
+
+    /** Loads an NDJSON file (read on the storage scheduler) into {@code branch} as one commit. */
+    public Mono<WriteOutcome> load(String branch, LoadMode mode, Path ndjsonFile, LoadOptions options) {
+        return Mono.defer(() -> {
+            requireWritable("load");
+            NdjsonReader reader = new NdjsonReader(catalog());
+            return new Loader(writeContext()).load(branch, mode, reader.read(ndjsonFile, services.scheduler().scheduler()),
+                    options.overwriteTypes(), options.actorId(), options.ifGraphCommit());
+        });
+    }
+
+    /** The failpoints of this handle (armed from the environment; tests arm more). */
+    public Failpoints failpoints() {
+        return failpoints;
+    }
+
+    /** Per-commit input limits of this handle's writes. */
+    public WriteLimits limits() {
+        return limits;
+    }
+
+    public Omnigraph withLimits(WriteLimits newLimits) {
+        this.limits = newLimits;
+        return this;
+    }
+
+    /** The process-local gates of this root (shared with every other handle on it). */
+    public Gates gates() {
+        return Gates.forRoot(root.toString());
+    }
+
+    WriteContext writeContext() {
+        return new WriteContext(root.toString(), catalog(), schema.state().schemaIrHash(),
+                schema.state().schemaIdentityDomain(), services.tables(), manifest, publisher, sidecars, gates(),
+                failpoints, limits);
+    }
+
+    SidecarStore sidecars() {
+        return sidecars;
     }
 
     // ---- internals shared with writers ---------------------------------------------------------------------

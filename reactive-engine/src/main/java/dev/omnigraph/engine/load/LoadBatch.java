@@ -1,0 +1,94 @@
+package dev.omnigraph.engine.load;
+
+import dev.omnigraph.engine.schema.Catalog;
+import dev.omnigraph.engine.write.WriteLimits;
+import dev.omnigraph.storage.error.KeyConflict;
+import dev.omnigraph.storage.error.ResourceLimitExceeded;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A whole load's records, grouped per table and held in memory so that a replan after a moved head never
+ * re-reads the input. Limits are enforced while accumulating, so an oversized input fails before it is all read.
+ */
+final class LoadBatch {
+    private final LoadMode mode;
+    private final WriteLimits limits;
+    /** Table key → id → physical row (id, [src, dst,] properties). */
+    private final Map<String, LinkedHashMap<String, Map<String, Object>>> rowsByTable = new LinkedHashMap<>();
+    private final Map<String, Long> bytesByTable = new HashMap<>();
+    private final Map<String, List<String>> duplicateIds = new HashMap<>();
+    private long nodes;
+    private long edges;
+
+    private LoadBatch(LoadMode mode, WriteLimits limits) {
+        this.mode = mode;
+        this.limits = limits;
+    }
+
+    static Mono<LoadBatch> collect(Flux<LoadRecord> records, Catalog catalog, LoadMode mode, WriteLimits limits) {
+        return records.reduce(new LoadBatch(mode, limits), (batch, record) -> batch.add(record, catalog))
+                .switchIfEmpty(Mono.fromSupplier(() -> new LoadBatch(mode, limits)))
+                .doOnNext(LoadBatch::requireNoDuplicates);
+    }
+
+    private LoadBatch add(LoadRecord record, Catalog catalog) {
+        Map<String, Object> row = new HashMap<>(record.values());
+        row.put("id", record.id());
+        String tableKey;
+        if (record instanceof LoadRecord.EdgeRecord edge) {
+            row.put("src", edge.src());
+            row.put("dst", edge.dst());
+            tableKey = catalog.edge(edge.edgeTypeName()).orElseThrow().tableKey();
+            edges++;
+        } else {
+            tableKey = catalog.node(record.typeName()).orElseThrow().tableKey();
+            nodes++;
+        }
+        LinkedHashMap<String, Map<String, Object>> rows = rowsByTable.computeIfAbsent(tableKey, key -> new LinkedHashMap<>());
+        Map<String, Object> previous = rows.remove(record.id()); // re-insert so the last occurrence keeps its place last
+        if (previous != null && mode == LoadMode.APPEND) {
+            duplicateIds.computeIfAbsent(record.typeName(), key -> new ArrayList<>()).add(record.id());
+        }
+        rows.put(record.id(), row);
+        if (mode != LoadMode.OVERWRITE && rows.size() > limits.maxEntitiesPerTable()) {
+            throw new ResourceLimitExceeded("entities for " + tableKey + " in one load (line " + record.line() + ")",
+                    limits.maxEntitiesPerTable(), rows.size(), "split the file into chunks of at most "
+                    + limits.maxEntitiesPerTable() + " entities per type; each chunk is its own commit");
+        }
+        long bytes = bytesByTable.merge(tableKey, estimate(row), Long::sum);
+        if (bytes > limits.maxArrowBytesPerTable()) {
+            throw new ResourceLimitExceeded("estimated Arrow bytes for " + tableKey + " in one load (line " + record.line() + ")",
+                    limits.maxArrowBytesPerTable(), bytes, "split the file into smaller chunks; each chunk is its own commit");
+        }
+        return this;
+    }
+
+    private static long estimate(Map<String, Object> row) {
+        return dev.omnigraph.engine.write.ChangeEstimates.arrowBytes(List.of(row));
+    }
+
+    /** Append is strict: an id twice in one input is a key conflict too. */
+    private void requireNoDuplicates() {
+        duplicateIds.forEach((type, ids) -> {
+            throw new KeyConflict(type, ids);
+        });
+    }
+
+    Map<String, LinkedHashMap<String, Map<String, Object>>> rowsByTable() {
+        return rowsByTable;
+    }
+
+    long nodes() {
+        return nodes;
+    }
+
+    long edges() {
+        return edges;
+    }
+}
