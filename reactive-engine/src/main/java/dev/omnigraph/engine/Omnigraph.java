@@ -4,7 +4,15 @@ import dev.omnigraph.engine.gate.Gates;
 import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.engine.load.Loader;
 import dev.omnigraph.engine.load.NdjsonReader;
+import dev.omnigraph.engine.mutation.MutationWriter;
+import dev.omnigraph.engine.query.BoundParams;
+import dev.omnigraph.engine.query.CompiledQuery;
+import dev.omnigraph.engine.query.MutationPlan;
+import dev.omnigraph.engine.query.QueryCompiler;
 import dev.omnigraph.engine.schema.Catalog;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
 import dev.omnigraph.engine.write.WriteContext;
 import dev.omnigraph.engine.write.WriteLimits;
 import dev.omnigraph.engine.write.WriteOutcome;
@@ -245,6 +253,25 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     // ---- writes --------------------------------------------------------------------------------------------
+
+    /**
+     * Runs mutation {@code queryName} of {@code source} on {@code branch} as one atomic commit. The query is
+     * compiled and its params bound before any I/O; the result carries the commit (empty when nothing changed).
+     */
+    public Mono<WriteOutcome> mutate(String branch, String source, String queryName, Map<String, Object> params,
+                                     WriteOptions options) {
+        return Mono.defer(() -> {
+            requireWritable("mutation");
+            CompiledQuery compiled = QueryCompiler.compile(source, queryName, catalog());
+            if (!(compiled instanceof MutationPlan plan)) {
+                throw new BadRequest("query '" + queryName + "' is a read query; run it with query(), not mutate()");
+            }
+            BoundParams bound = compiled.bind(params);
+            Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+            return new MutationWriter(writeContext()).execute(branch, plan, bound, now, options.actorId(),
+                    options.ifGraphCommit());
+        });
+    }
 
     /** Loads NDJSON bytes (streamed, never buffered whole) into {@code branch} as one commit. */
     public Mono<WriteOutcome> load(String branch, LoadMode mode, Flux<ByteBuffer> ndjson, LoadOptions options) {

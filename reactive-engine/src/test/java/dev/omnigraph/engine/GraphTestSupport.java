@@ -20,6 +20,7 @@ final class GraphTestSupport {
                 age: I32?
                 email: String? @unique
                 status: enum(active, retired)?
+                seen: DateTime?
                 @range(age, 0..150)
                 @check(name, "[A-Za-z ]+")
             }

@@ -1,0 +1,43 @@
+package dev.omnigraph.engine.mutation;
+
+import dev.omnigraph.engine.query.BoundParams;
+import dev.omnigraph.engine.query.MutationPlan;
+import dev.omnigraph.engine.write.ChangeValidator;
+import dev.omnigraph.engine.write.CommittedRows;
+import dev.omnigraph.engine.write.DirectPublishPipeline;
+import dev.omnigraph.engine.write.WriteContext;
+import dev.omnigraph.engine.write.WriteOutcome;
+import dev.omnigraph.recovery.Sidecar;
+import dev.omnigraph.storage.manifest.TableEntry;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import reactor.core.publisher.Mono;
+
+/**
+ * Runs a checked mutation as one graph commit through the direct-publish pipeline (sidecar kind
+ * {@code Mutation}, failpoints {@code mutation.*}). {@code now()} is fixed once per request, so a replan after a
+ * moved head writes the same logical input.
+ */
+public final class MutationWriter {
+    private final WriteContext ctx;
+    private final DirectPublishPipeline pipeline;
+
+    public MutationWriter(WriteContext ctx) {
+        this.ctx = ctx;
+        this.pipeline = new DirectPublishPipeline(ctx);
+    }
+
+    public Mono<WriteOutcome> execute(String branch, MutationPlan plan, BoundParams params, Instant now,
+                                      Optional<String> actorId, Optional<String> ifGraphCommit) {
+        return pipeline.run(new DirectPublishPipeline.Request(branch, actorId, Sidecar.WriterKind.Mutation,
+                "mutation:" + plan.name(), "mutation", ifGraphCommit, token -> {
+                    Map<String, TableEntry> pins = new HashMap<>();
+                    token.state().liveTables().forEach(entry -> pins.put(entry.tableKey(), entry));
+                    CommittedRows committed = new CommittedRows(ctx);
+                    return new MutationStaging(ctx.catalog(), pins, committed, params, now).run(plan)
+                            .flatMap(changes -> new ChangeValidator(ctx.catalog(), pins, committed).validate(changes));
+                }));
+    }
+}
