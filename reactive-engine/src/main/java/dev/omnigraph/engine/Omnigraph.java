@@ -238,6 +238,19 @@ public final class Omnigraph implements AutoCloseable {
         return new GraphSnapshot(state.branch(), state.manifestVersion(), commitId, List.copyOf(tables), state);
     }
 
+    /**
+     * Runs read query {@code queryName} of {@code source} against one pinned snapshot of {@code target}.
+     * Compile and parameter errors fail the Mono before any I/O.
+     */
+    public Mono<QueryOutput> query(ReadTarget target, String source, String queryName, Map<String, Object> params) {
+        return Mono.error(new UnsupportedOperationException("read queries are being wired in"));
+    }
+
+    /** The graph at {@code target} as NDJSON lines in the load format (nodes first, then edges). */
+    public Flux<String> export(ReadTarget target, Set<String> typeNames) {
+        return Flux.error(new UnsupportedOperationException("export is being wired in"));
+    }
+
     /** Commits visible on {@code branch}, newest first (a branch also shows the history it forked from). */
     public Flux<GraphCommit> commits(String branch) {
         return manifest.commits(branch);
