@@ -13,7 +13,11 @@ import dev.omnigraph.engine.schema.Catalog;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
+import dev.omnigraph.engine.write.RecoveryCoordinator;
+import dev.omnigraph.engine.write.Repair;
 import dev.omnigraph.engine.write.WriteContext;
+import dev.omnigraph.recovery.RecoveryAudit;
+import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.engine.write.WriteLimits;
 import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.recovery.SidecarStore;
@@ -153,7 +157,11 @@ public final class Omnigraph implements AutoCloseable {
                     .flatMap(state -> SchemaFiles.read(files).map(accepted -> {
                         requireRegistrationsMatch(canonical, accepted.catalog(), state);
                         return new Omnigraph(canonical, mode, services, files, manifest, accepted);
-                    }));
+                    }))
+                    // A read-write open resolves every pending sidecar before anything else may write.
+                    .flatMap(graph -> mode == OpenMode.READ_WRITE
+                            ? new RecoveryCoordinator(graph.writeContext()).sweep().thenReturn(graph)
+                            : Mono.just(graph));
         });
     }
 
@@ -303,6 +311,24 @@ public final class Omnigraph implements AutoCloseable {
             NdjsonReader reader = new NdjsonReader(catalog());
             return new Loader(writeContext()).load(branch, mode, reader.read(ndjsonFile, services.scheduler().scheduler()),
                     options.overwriteTypes(), options.actorId(), options.ifGraphCommit());
+        });
+    }
+
+    /** The recovery audit log: one record per sidecar recovery ever finished on this graph, oldest first. */
+    public Flux<RecoveryRecord> recoveries() {
+        return new RecoveryAudit(root.toString(), services.tables()).list();
+    }
+
+    /**
+     * Reports tables whose live HEAD differs from their manifest pin with no sidecar covering them; with
+     * {@code confirm}, restores each to its pin and publishes, so manifest == HEAD again.
+     */
+    public Mono<List<Repair.Drift>> repair(boolean confirm) {
+        return Mono.defer(() -> {
+            if (confirm) {
+                requireWritable("repair --confirm");
+            }
+            return new Repair(writeContext()).run(confirm);
         });
     }
 

@@ -74,12 +74,25 @@ public record Sidecar(int schemaVersion, String operationId, String startedAt, S
         }
     }
 
-    /** The exact-effect payload of mutations and loads. */
+    /** A restore recovery committed (or is about to) to undo one table's effect; recorded before it runs. */
+    public record RollbackRestore(String tableKey, long toVersion, Txn restoreTransaction) {
+    }
+
+    /**
+     * The exact-effect payload of mutations and loads. {@code rollbackRestores} is written by recovery before its
+     * first restore, so that a recovery interrupted half-way recognises its own restores on re-entry.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record ProtocolV3(Authority authority, Lineage lineage, String rollbackGraphCommitId,
-                             EffectPhase effectPhase, List<Effect> effects, IntendedDelta intendedDelta) {
+                             EffectPhase effectPhase, List<Effect> effects, IntendedDelta intendedDelta,
+                             List<RollbackRestore> rollbackRestores) {
         public ProtocolV3 {
             effects = List.copyOf(effects);
+            rollbackRestores = rollbackRestores == null ? null : List.copyOf(rollbackRestores);
+        }
+
+        public ProtocolV3 withRollbackRestores(List<RollbackRestore> restores) {
+            return new ProtocolV3(authority, lineage, rollbackGraphCommitId, effectPhase, effects, intendedDelta, restores);
         }
     }
 

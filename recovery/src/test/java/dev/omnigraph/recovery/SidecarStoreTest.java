@@ -28,7 +28,7 @@ class SidecarStoreTest {
                 new Sidecar.Lineage("01COMMIT", null, "alice", 1_700_000_000_000_000L, null, "mutation"),
                 "01ROLLBACK", Sidecar.EffectPhase.Armed,
                 List.of(new Effect(identity, "node:Person", new Txn(3, "uuid-1"), null)),
-                new Sidecar.IntendedDelta(List.of(new Sidecar.TableUpdate(identity, "node:Person", 3, null, null))));
+                new Sidecar.IntendedDelta(List.of(new Sidecar.TableUpdate(identity, "node:Person", 3, null, null))), null);
         return new Sidecar(Sidecar.SCHEMA_VERSION, operationId, "1700000000000000", null, "alice",
                 Sidecar.WriterKind.Mutation,
                 List.of(new TablePin(identity, "node:Person", "/g/nodes/x", 3, 4, null, null)), payload);

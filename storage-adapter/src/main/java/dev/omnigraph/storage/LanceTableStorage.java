@@ -228,13 +228,21 @@ public final class LanceTableStorage implements TableStorage {
 
     @Override
     public Mono<CommittedVersion> restore(TableRef ref, long toVersion) {
-        return withDataset("restore", ref, OptionalLong.empty(), (dataset, allocator) -> {
-            Transaction restore = dataset.newTransactionBuilder()
-                    .operation(Restore.builder().version(toVersion).build()).build();
-            try (Dataset restored = restore.commit()) {
-                return committedVersion(restored);
-            }
-        });
+        return stageRestore(ref, toVersion).flatMap(this::commitStaged);
+    }
+
+    @Override
+    public Mono<StagedHandle> stageRestore(TableRef ref, long toVersion) {
+        return head(ref).flatMap(latest -> {
+            TableSnapshot at = new TableSnapshot(ref, latest, null, -1);
+            return stage("stageRestore", at, Map.of("omnigraph.writer", "restore"), (dataset, allocator) -> {
+                if (toVersion < 1 || toVersion > latest) {
+                    throw new NotFound("version", Long.toString(toVersion), ref + " has no version " + toVersion
+                            + " (latest is " + latest + ")");
+                }
+                return Optional.of(Restore.builder().version(toVersion).build());
+            });
+        }).map(Optional::get);
     }
 
     @Override

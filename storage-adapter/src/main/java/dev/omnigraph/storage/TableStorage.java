@@ -72,6 +72,12 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     /** Commits a Restore of {@code ref} to {@code toVersion}; the result is a new version (latest + 1). */
     Mono<CommittedVersion> restore(TableRef ref, long toVersion);
 
+    /**
+     * Stages a Restore of {@code ref} to {@code toVersion} against its latest version, so its identity can be
+     * recorded (e.g. in a recovery plan) before it is committed with {@link #commitStaged}.
+     */
+    Mono<StagedHandle> stageRestore(TableRef ref, long toVersion);
+
     /** Creates Lance branch {@code name} at {@code fromVersion} of {@code from} (main or another branch). */
     Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name);
 

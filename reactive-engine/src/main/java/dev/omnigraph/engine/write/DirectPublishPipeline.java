@@ -73,7 +73,7 @@ public final class DirectPublishPipeline {
     }
 
     private Mono<WriteOutcome> attempt(Request request, AtomicBoolean cancelled, int reprepares) {
-        return recoveryBarrier(request.branch())
+        return new RecoveryCoordinator(ctx).heal(request.branch())
                 .then(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()))
                 .flatMap(token -> {
                     checkPrecondition(request, token);
@@ -88,7 +88,7 @@ public final class DirectPublishPipeline {
 
     // ---- step 1: recovery barrier ------------------------------------------------------------------------
 
-    /** An unresolved sidecar on this branch blocks the write (the recovery module heals what it can first). */
+    /** Under the gates no healing (it would need these gates): any sidecar on this branch blocks the write. */
     private Mono<Void> recoveryBarrier(String branch) {
         String field = GraphBranches.lanceRef(branch).orElse(null);
         return ctx.sidecars().list()
@@ -211,10 +211,30 @@ public final class DirectPublishPipeline {
                                 .then(ctx.failpoints().hit(points + ".before_sidecar_delete"))
                                 .then(deleteSidecar(operationId))
                                 .thenReturn(new WriteOutcome(Optional.of(commit), changes.affectedNodes(), changes.affectedEdges())))
-                        .onErrorMap(error -> !(error instanceof Reprepare || error instanceof ReadSetChanged
-                                        || error instanceof RecoveryRequired),
-                                error -> new RecoveryRequired(operationId, request.operation() + " on branch "
-                                        + request.branch() + " stopped after its sidecar was armed: " + error.getMessage(), error))));
+                        .onErrorResume(error -> error instanceof Reprepare || error instanceof ReadSetChanged
+                                ? Mono.error(error)
+                                : compensate(request, operationId, lineage, changes, error))));
+    }
+
+    /**
+     * The attempt failed after arming: while still holding the gates, undo its own effects (or finish them if the
+     * commit is already published), then report the original error. Only when that fails too does the sidecar
+     * stay, and the branch reports {@code RecoveryRequired} until recovery runs.
+     */
+    private Mono<WriteOutcome> compensate(Request request, String operationId, IntentRecords.LineageIntent lineage,
+                                          ChangeSet changes, Throwable original) {
+        return new RecoveryCoordinator(ctx).compensate(operationId)
+                .flatMap(outcome -> outcome instanceof dev.omnigraph.recovery.SidecarRecovery.Outcome.RolledForward
+                        ? ctx.manifest().commitOn(request.branch(), lineage.commitId()).map(commit ->
+                                new WriteOutcome(commit, changes.affectedNodes(), changes.affectedEdges()))
+                        : Mono.<WriteOutcome>error(original))
+                .onErrorMap(failure -> failure != original, failure -> {
+                    RecoveryRequired stuck = new RecoveryRequired(operationId, request.operation() + " on branch "
+                            + request.branch() + " failed after its sidecar was armed (" + original.getMessage()
+                            + ") and could not undo itself: " + failure.getMessage(), original);
+                    stuck.addSuppressed(failure);
+                    return stuck;
+                });
     }
 
     /** Commits each staged transaction once, in table order; each must land exactly at its read version + 1. */

@@ -47,7 +47,7 @@ final class IntentRecords {
         ProtocolV3 payload = new ProtocolV3(authority(ctx, token),
                 new Lineage(lineage.commitId(), branchField(lineage.branch()), lineage.actorId().orElse(null),
                         lineage.createdAtMicros(), null, lineage.operation()),
-                Ulid.next(), Sidecar.EffectPhase.Armed, planned, new IntendedDelta(updates));
+                Ulid.next(), Sidecar.EffectPhase.Armed, planned, new IntendedDelta(updates), null);
         return new Sidecar(Sidecar.SCHEMA_VERSION, operationId, Long.toString(lineage.createdAtMicros()),
                 branchField(token.branch()), lineage.actorId().orElse(null), kind, pins, payload);
     }
@@ -74,7 +74,7 @@ final class IntentRecords {
                     update.tableBranch(), new Confirmed(committed.version(), update.tableBranch(), committed.rowCount())));
         }
         return armed.withPayload(pins, new ProtocolV3(payload.authority(), payload.lineage(),
-                payload.rollbackGraphCommitId(), Sidecar.EffectPhase.EffectsConfirmed, effects, new IntendedDelta(updates)));
+                payload.rollbackGraphCommitId(), Sidecar.EffectPhase.EffectsConfirmed, effects, new IntendedDelta(updates), null));
     }
 
     private static Authority authority(WriteContext ctx, WriteToken token) {

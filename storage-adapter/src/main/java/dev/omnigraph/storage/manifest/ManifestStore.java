@@ -161,6 +161,17 @@ public final class ManifestStore {
                 .sort(NEWEST_FIRST);
     }
 
+    /** The commit with {@code commitId} if the lineage of {@code graphBranch} holds it (a fork shows its parent's). */
+    public Mono<Optional<GraphCommit>> commitOn(String graphBranch, String commitId) {
+        ScanRequest byId = ScanRequest.where(OBJECT_TYPE + " = " + SqlLiterals.quote(TYPE_COMMIT) + " AND "
+                + OBJECT_ID + " = " + SqlLiterals.quote(commitId));
+        return tables.open(ref(graphBranch), OptionalLong.empty())
+                .flatMapMany(snapshot -> commitsIn(snapshot, byId))
+                .next()
+                .map(Optional::of)
+                .defaultIfEmpty(Optional.empty());
+    }
+
     /** The commit with {@code commitId}, looked up on main and then on every branch. */
     public Mono<GraphCommit> commit(String commitId) {
         ScanRequest byId = ScanRequest.where(OBJECT_TYPE + " = " + SqlLiterals.quote(TYPE_COMMIT) + " AND "
