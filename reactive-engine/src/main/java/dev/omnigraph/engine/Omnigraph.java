@@ -20,6 +20,7 @@ import dev.omnigraph.recovery.RecoveryAudit;
 import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.engine.write.WriteLimits;
 import dev.omnigraph.engine.write.WriteOutcome;
+import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.recovery.SidecarStore;
 import dev.omnigraph.storage.Failpoints;
 import java.nio.ByteBuffer;
@@ -360,6 +361,11 @@ public final class Omnigraph implements AutoCloseable {
 
     SidecarStore sidecars() {
         return sidecars;
+    }
+
+    /** Recovery sidecars pending on this graph (empty in steady state), oldest first. */
+    public Flux<Sidecar> pendingSidecars() {
+        return sidecars.list();
     }
 
     // ---- internals shared with writers ---------------------------------------------------------------------

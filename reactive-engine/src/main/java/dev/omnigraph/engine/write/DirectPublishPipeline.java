@@ -3,6 +3,7 @@ package dev.omnigraph.engine.write;
 import dev.omnigraph.engine.gate.Permit;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.storage.CommittedVersion;
+import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.StagedHandle;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.Ulid;
@@ -111,7 +112,7 @@ public final class DirectPublishPipeline {
     private Mono<WriteOutcome> stageAndApply(Request request, AtomicBoolean cancelled, WriteToken token, ChangeSet changes) {
         WriteLimitCheck.enforce(changes, ctx.limits());
         return stageAll(token, changes)
-                .flatMap(effects -> ctx.failpoints().hit(request.failpointPrefix() + ".after_prepare")
+                .flatMap(effects -> ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_PREPARE))
                         .then(Mono.usingWhen(
                                 ctx.gates().forWrite(request.branch(), tableKeys(changes)),
                                 permit -> underGates(request, cancelled, token, changes, effects),
@@ -156,7 +157,7 @@ public final class DirectPublishPipeline {
         IntentRecords.LineageIntent lineage = new IntentRecords.LineageIntent(Ulid.next(), request.branch(),
                 request.actorId(), nowMicros(), request.operation());
         return recheck(request, token, changes)
-                .then(ctx.failpoints().hit(request.failpointPrefix() + ".after_gates"))
+                .then(ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_GATES)))
                 .then(Mono.defer(() -> cancelled.get()
                         ? Mono.<WriteOutcome>error(new CancellationException("write cancelled before any effect"))
                         : effects.isEmpty()
@@ -199,16 +200,16 @@ public final class DirectPublishPipeline {
         Sidecar armed = IntentRecords.armed(ctx, request.writerKind(), operationId, token, lineage, effects);
         String points = request.failpointPrefix();
         return ctx.sidecars().write(armed)
-                .then(Mono.defer(() -> ctx.failpoints().hit(points + ".after_arm")
+                .then(Mono.defer(() -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_ARM))
                         .then(commitAll(points, operationId, effects, changes))
                         .flatMap(committed -> {
                             Sidecar confirmed = IntentRecords.confirmed(armed, committed);
                             return ctx.sidecars().write(confirmed)
-                                    .then(ctx.failpoints().hit(points + ".after_confirm"))
+                                    .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_CONFIRM)))
                                     .then(publish(request, token, lineage, effects, committed));
                         })
-                        .flatMap(commit -> ctx.failpoints().hit(points + ".after_publish")
-                                .then(ctx.failpoints().hit(points + ".before_sidecar_delete"))
+                        .flatMap(commit -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_PUBLISH))
+                                .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.BEFORE_SIDECAR_DELETE)))
                                 .then(deleteSidecar(operationId))
                                 .thenReturn(new WriteOutcome(Optional.of(commit), changes.affectedNodes(), changes.affectedEdges())))
                         .onErrorResume(error -> error instanceof Reprepare || error instanceof ReadSetChanged
@@ -251,7 +252,7 @@ public final class DirectPublishPipeline {
                                             + achieved + ", not exactly on " + effect.handle().identity(), null));
                                 }
                                 committed.put(effect.change().tableKey(), achieved);
-                                return ctx.failpoints().hit(points + ".after_commit:" + (index + 1));
+                                return ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_COMMIT + (index + 1)));
                             })
                             .onErrorResume(CommitConflict.class, conflict -> committed.isEmpty()
                                     ? effectFree(operationId, conflict, changes)

@@ -1,0 +1,108 @@
+package dev.omnigraph.engine.read;
+
+import dev.omnigraph.engine.query.BoundParams;
+import dev.omnigraph.engine.query.ReadPlan;
+import dev.omnigraph.engine.query.ReadPlan.MatchPlan;
+import dev.omnigraph.engine.read.Predicates.CompiledFilter;
+import dev.omnigraph.engine.schema.Catalog;
+import dev.omnigraph.engine.schema.CatalogTable;
+import dev.omnigraph.storage.ScanRequest;
+import dev.omnigraph.storage.TableStorage;
+import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.manifest.ManifestState;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Executes type-checked read plans against one pinned manifest state: every table is read at the version that
+ * state publishes, so a query never sees half of a write. Pipeline: scan (single-variable filters pushed into the
+ * Lance scan) → expand traversals by frontier ids → filters as soon as their variables are bound → anti-joins for
+ * {@code not} → project or aggregate → total order → limit.
+ *
+ * <p>A block of one variable without traversals, negations, aggregates or order streams straight from its scan (the
+ * limit cancels the scan early); everything else is evaluated in memory on the parallel scheduler once its scans
+ * complete, then emitted row by row on demand. Without {@code order} the row order is unspecified.
+ */
+public final class QueryExecutor {
+    private final TableStorage tables;
+    private final String root;
+    private final Catalog catalog;
+
+    public QueryExecutor(TableStorage tables, String root, Catalog catalog) {
+        this.tables = tables;
+        this.root = root;
+        this.catalog = catalog;
+    }
+
+    /**
+     * Executes a type-checked read plan against one pinned manifest state. Constants are resolved here, so a
+     * parameter that does not fit where it is used fails synchronously; nothing is read until {@code rows} is
+     * subscribed.
+     *
+     * @param now the request's timestamp for {@code now()}
+     * @throws BadRequest for a parameter value that does not fit, or a plan compiled against another schema
+     */
+    public QueryResult execute(ReadPlan plan, BoundParams params, ManifestState state, Instant now) {
+        requireCatalogTables(plan.match());
+        Layout layout = Layout.of(plan);
+        Predicates predicates = new Predicates(layout, params, now);
+        TableReader reader = new TableReader(tables, root, state);
+        Matcher matcher = new Matcher(reader, layout, predicates);
+        Matcher.Scope scope = matcher.compile(plan.match());
+        ResultShaper shaper = new ResultShaper(plan, layout, predicates);
+        Flux<List<Object>> rows = streamable(plan)
+                ? stream(plan, scope, layout, reader, shaper)
+                : Mono.defer(() -> matcher.run(scope, List.<Object[]>of(layout.empty()), Set.of())).flatMapIterable(shaper::finish);
+        return new QueryResult(ResultShaper.columns(plan), rows);
+    }
+
+    private static boolean streamable(ReadPlan plan) {
+        MatchPlan m = plan.match();
+        return !plan.aggregating() && plan.order().isEmpty() && m.nodes().size() == 1 && m.traversals().isEmpty()
+                && m.negations().isEmpty();
+    }
+
+    private static Flux<List<Object>> stream(ReadPlan plan, Matcher.Scope scope, Layout layout, TableReader reader,
+                                             ResultShaper shaper) {
+        ReadPlan.NodeVar v = plan.match().nodes().get(0);
+        int slot = layout.slot(v.name());
+        Long limit = plan.limit();
+        // A small limit reads small batches, so the first page does not pay for a full default batch.
+        int batchSize = limit != null && limit < ScanRequest.DEFAULT_BATCH_SIZE
+                ? (int) Math.max(64, limit) : ScanRequest.DEFAULT_BATCH_SIZE;
+        List<CompiledFilter> filters = scope.filters();
+        Flux<List<Object>> rows = Flux.defer(() -> reader.scan(v.table(), Matcher.pushdown(scope, v.name()),
+                        layout.columns(v.name(), v.table()), batchSize))
+                .publishOn(Schedulers.parallel())
+                .map((Map<String, Object> row) -> {
+                    Object[] s = layout.empty();
+                    s[slot] = row;
+                    return s;
+                })
+                .filter(s -> {
+                    for (CompiledFilter f : filters) if (!f.test().test(s)) return false;
+                    return true;
+                })
+                .map(shaper::project);
+        return limit == null ? rows : rows.take(limit);
+    }
+
+    /** A plan compiled against another schema (say, before a schema apply) would read the wrong datasets. */
+    private void requireCatalogTables(MatchPlan m) {
+        for (ReadPlan.NodeVar n : m.nodes()) requireCatalogTable(n.table());
+        for (ReadPlan.Traversal t : m.traversals()) requireCatalogTable(t.edge());
+        for (ReadPlan.Negation n : m.negations()) requireCatalogTables(n.inner());
+    }
+
+    private void requireCatalogTable(CatalogTable t) {
+        CatalogTable current = catalog.table(t.tableKey()).orElse(null);
+        if (current == null || current.typeId() != t.typeId() || current.incarnationId() != t.incarnationId())
+            throw new BadRequest("the query was compiled against another schema (" + t.tableKey()
+                    + " is not in the current one); compile it again");
+    }
+}

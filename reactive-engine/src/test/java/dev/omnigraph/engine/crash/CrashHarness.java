@@ -1,0 +1,131 @@
+package dev.omnigraph.engine.crash;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.omnigraph.engine.LoadOptions;
+import dev.omnigraph.engine.OpenMode;
+import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.engine.ReadTarget;
+import dev.omnigraph.engine.StorageServices;
+import dev.omnigraph.engine.load.LoadMode;
+import dev.omnigraph.recovery.SidecarRecovery;
+import dev.omnigraph.storage.RowBatch;
+import dev.omnigraph.storage.ScanRequest;
+import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.storage.manifest.GraphCommit;
+import dev.omnigraph.storage.testing.ChildJvm;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import reactor.core.publisher.Flux;
+
+/**
+ * Builds crash cases: a seeded template graph per scenario, its state before and after the scenario (the
+ * after-state from a reference run on a copy), child JVMs that die at a failpoint, and state fingerprints that
+ * ignore minted ids (edges are compared by endpoints and properties).
+ */
+final class CrashHarness {
+    /** The logical graph: rows per table plus the user-visible commit list (recovery's own commits excluded). */
+    record GraphState(Map<String, List<String>> rows, List<String> userCommits) {
+    }
+
+    /** A seeded template and the states the scenario goes between. */
+    record Expectation(Path template, GraphState before, GraphState after) {
+    }
+
+    private static final Map<CrashScenario, Expectation> EXPECTATIONS = new ConcurrentHashMap<>();
+
+    private CrashHarness() {
+    }
+
+    static synchronized Expectation expectation(CrashScenario scenario, StorageServices services, Path scratch) {
+        return EXPECTATIONS.computeIfAbsent(scenario, s -> {
+            try {
+                Path template = Files.createTempDirectory("omnigraph-crash-template-" + s);
+                Path root = template.resolve("graph");
+                Omnigraph seeded = Omnigraph.init(services, root, CrashScenario.SCHEMA).block();
+                seeded.load("main", LoadMode.APPEND, Flux.just(ByteBuffer.wrap(CrashScenario.SEED.getBytes(StandardCharsets.UTF_8))),
+                        LoadOptions.DEFAULT).block();
+                GraphState before = state(seeded);
+                Path reference = scratch.resolve("reference-" + s);
+                copy(root, reference);
+                Omnigraph ref = Omnigraph.open(services, reference, OpenMode.READ_WRITE).block();
+                s.run(ref).block();
+                return new Expectation(root, before, state(ref));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
+    /** Runs {@link CrashMain} in a child JVM with {@code failpoints} armed; returns its exit code and output. */
+    static ChildRun runChild(Path root, String scenario, String failpoints, Path tmp) throws Exception {
+        Process child = ChildJvm.start(CrashMain.class, tmp, List.of(root.toString(), scenario),
+                List.of("OMNIGRAPH_FAILPOINTS=" + failpoints));
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(child.waitFor(120, TimeUnit.SECONDS)).as("child finished").isTrue();
+        return new ChildRun(child.exitValue(), output);
+    }
+
+    record ChildRun(int exitCode, String output) {
+        boolean died() {
+            return exitCode == dev.omnigraph.storage.Failpoints.EXIT_CODE;
+        }
+    }
+
+    static GraphState state(Omnigraph graph) {
+        Map<String, List<String>> rows = new TreeMap<>();
+        var snapshot = graph.snapshot(ReadTarget.main()).block();
+        for (var table : snapshot.tables()) {
+            TableRef ref = new TableRef(graph.root().resolve(table.path()).toString(), table.lanceBranch());
+            StorageServices services = servicesOf(graph);
+            List<String> canonical = new ArrayList<>();
+            services.tables().open(ref, OptionalLong.of(table.version()))
+                    .flatMapMany(pinned -> services.tables().scan(pinned, ScanRequest.all()))
+                    .flatMapIterable(RowBatch::rows)
+                    .toStream()
+                    .forEach(row -> {
+                        Map<String, Object> sorted = new TreeMap<>(row);
+                        if (table.kind().equals("edge")) {
+                            sorted.remove("id"); // minted edge ids differ between runs
+                        }
+                        canonical.add(sorted.toString());
+                    });
+            canonical.sort(String::compareTo);
+            rows.put(table.tableKey(), canonical);
+        }
+        List<String> commits = graph.commits("main")
+                .filter(commit -> !commit.actorId().equals(java.util.Optional.of(SidecarRecovery.RECOVERY_ACTOR)))
+                .map(GraphCommit::operation)
+                .collectList().block();
+        return new GraphState(rows, commits);
+    }
+
+    private static StorageServices servicesOf(Omnigraph graph) {
+        return CrashMatrixTest.services;
+    }
+
+    static void copy(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path source : files.toList()) {
+                Path target = to.resolve(from.relativize(source).toString());
+                if (Files.isDirectory(source)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(source, target);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package dev.omnigraph.engine.crash;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.omnigraph.engine.OpenMode;
+import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.engine.StorageServices;
+import dev.omnigraph.recovery.RecoveryRecord;
+import dev.omnigraph.storage.FailpointCatalog;
+import dev.omnigraph.storage.testing.StorageFixture;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Kills a real child JVM ({@code Runtime.halt}) at every failpoint of every writer, then reopens the graph
+ * read-write in this JVM and checks it holds exactly the state before or after the write — every table's rows
+ * and the commit list — with no sidecar left and the audit log saying what recovery did.
+ */
+@Execution(ExecutionMode.CONCURRENT)
+class CrashMatrixTest {
+    static StorageServices services;
+
+    @TempDir
+    static Path scratch;
+
+    @BeforeAll
+    static void start() {
+        services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
+    }
+
+    @AfterAll
+    static void stop() {
+        services.tables().close();
+    }
+
+    static Stream<Arguments> pipelineCrashes() {
+        List<Arguments> cases = new ArrayList<>();
+        for (CrashScenario scenario : CrashScenario.values()) {
+            for (String step : FailpointCatalog.PIPELINE_STEPS) {
+                if (step.endsWith("<n>")) {
+                    for (int n = 1; n <= 3; n++) {
+                        cases.add(Arguments.of(scenario, step.replace("<n>", Integer.toString(n))));
+                    }
+                } else {
+                    cases.add(Arguments.of(scenario, step));
+                }
+            }
+        }
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "{0} killed at {1}")
+    @MethodSource("pipelineCrashes")
+    void aKilledWriteLeavesTheOldGraphOrTheNew(CrashScenario scenario, String step, @TempDir Path dir) throws Exception {
+        CrashHarness.Expectation expected = CrashHarness.expectation(scenario, services, scratch);
+        Path root = dir.resolve("graph");
+        CrashHarness.copy(expected.template(), root);
+        String point = FailpointCatalog.point(scenario.writer, step);
+
+        CrashHarness.ChildRun run = CrashHarness.runChild(root, scenario.name(), point + "=exit", dir.resolve("tmp"));
+        assertThat(run.exitCode()).as(run.output()).isIn(0, 137);
+
+        Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
+        CrashHarness.GraphState state = CrashHarness.state(reopened);
+        List<RecoveryRecord> audit = reopened.recoveries().collectList().block();
+        assertThat(reopened.pendingSidecars().collectList().block()).as("sidecars after recovery").isEmpty();
+
+        boolean armed = !step.equals(FailpointCatalog.AFTER_PREPARE) && !step.equals(FailpointCatalog.AFTER_GATES);
+        boolean confirmed = step.equals(FailpointCatalog.AFTER_CONFIRM) || step.equals(FailpointCatalog.AFTER_PUBLISH)
+                || step.equals(FailpointCatalog.BEFORE_SIDECAR_DELETE);
+        if (!run.died()) {
+            // The failpoint was never reached (e.g. a third commit of a two-table write): the write completed.
+            assertThat(state).isEqualTo(expected.after());
+            assertThat(audit).isEmpty();
+        } else if (!armed) {
+            assertThat(state).isEqualTo(expected.before());
+            assertThat(audit).isEmpty();
+        } else if (confirmed) {
+            assertThat(state).isEqualTo(expected.after());
+            assertThat(audit).singleElement().satisfies(r -> assertThat(r.kind()).isEqualTo(RecoveryRecord.Kind.RolledForward));
+        } else {
+            assertThat(state).isEqualTo(expected.before());
+            assertThat(audit).singleElement().satisfies(r -> assertThat(r.kind()).isEqualTo(RecoveryRecord.Kind.RolledBack));
+        }
+        // Either way the branch is writable again.
+        assertThat(reopened.gates().allIdle()).isTrue();
+    }
+
+    static Stream<Arguments> recoveryCrashes() {
+        return Stream.of(
+                // Compensation of an in-process failure (first commit landed, then an error) dies half-way.
+                Arguments.of("mutation.after_commit:1=error,recovery.before_plan_write=exit", false),
+                Arguments.of("mutation.after_commit:1=error,recovery.after_plan_write=exit", false),
+                Arguments.of("mutation.after_commit:2=error,recovery.after_restore:1=exit", false),
+                Arguments.of("mutation.after_commit:2=error,recovery.after_restore:2=exit", false),
+                Arguments.of("mutation.after_commit:2=error,recovery.after_rollback_publish=exit", false),
+                Arguments.of("mutation.after_commit:2=error,recovery.after_audit=exit", false));
+    }
+
+    @ParameterizedTest(name = "compensation killed: {0}")
+    @MethodSource("recoveryCrashes")
+    void aKilledCompensationIsFinishedByTheNextOpen(String failpoints, boolean rolledForward, @TempDir Path dir) throws Exception {
+        CrashHarness.Expectation expected = CrashHarness.expectation(CrashScenario.INSERT, services, scratch);
+        Path root = dir.resolve("graph");
+        CrashHarness.copy(expected.template(), root);
+        CrashHarness.ChildRun run = CrashHarness.runChild(root, CrashScenario.INSERT.name(), failpoints, dir.resolve("tmp"));
+        assertThat(run.died()).as(run.output()).isTrue();
+
+        Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
+        assertThat(CrashHarness.state(reopened)).isEqualTo(rolledForward ? expected.after() : expected.before());
+        assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(reopened.recoveries().collectList().block()).singleElement()
+                .satisfies(r -> assertThat(r.kind()).isEqualTo(RecoveryRecord.Kind.RolledBack));
+    }
+
+    @Test
+    void aRecoveryKilledWhileRollingForwardIsFinishedByTheNextOpen(@TempDir Path dir) throws Exception {
+        CrashHarness.Expectation expected = CrashHarness.expectation(CrashScenario.APPEND, services, scratch);
+        for (String recoveryPoint : List.of("recovery.after_forward_publish", "recovery.after_audit")) {
+            Path root = dir.resolve(recoveryPoint.replace(':', '_'));
+            CrashHarness.copy(expected.template(), root);
+            assertThat(CrashHarness.runChild(root, "APPEND", "load.after_confirm=exit", dir.resolve("tmp1")).died()).isTrue();
+            // A second process opens read-write; its sweep rolls the write forward and dies mid-recovery.
+            assertThat(CrashHarness.runChild(root, "OPEN", recoveryPoint + "=exit", dir.resolve("tmp2")).died()).isTrue();
+            Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
+            assertThat(CrashHarness.state(reopened)).as(recoveryPoint).isEqualTo(expected.after());
+            assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
+            assertThat(reopened.recoveries().collectList().block()).as(recoveryPoint).singleElement()
+                    .satisfies(r -> assertThat(r.kind()).isEqualTo(RecoveryRecord.Kind.RolledForward));
+        }
+    }
+
+    @Test
+    void theCatalogueListsEveryWritersPoints() {
+        assertThat(FailpointCatalog.byWriter()).containsKeys("mutation", "load", "recovery");
+        assertThat(FailpointCatalog.byWriter().get("mutation")).contains("mutation.after_arm", "mutation.after_commit:<n>");
+    }
+}

@@ -1,0 +1,108 @@
+package dev.omnigraph.engine.crash;
+
+import dev.omnigraph.engine.LoadOptions;
+import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.engine.WriteOptions;
+import dev.omnigraph.engine.load.LoadMode;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Set;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** The six writes the crash matrix kills at every failpoint, each touching one to three tables. */
+enum CrashScenario {
+    INSERT("mutation") {
+        @Override
+        Mono<?> run(Omnigraph graph) {
+            return mutate(graph, "insert");
+        }
+    },
+    UPDATE("mutation") {
+        @Override
+        Mono<?> run(Omnigraph graph) {
+            return mutate(graph, "update");
+        }
+    },
+    DELETE("mutation") {
+        @Override
+        Mono<?> run(Omnigraph graph) {
+            return mutate(graph, "delete");
+        }
+    },
+    APPEND("load") {
+        @Override
+        Mono<?> run(Omnigraph graph) {
+            return graph.load("main", LoadMode.APPEND, lines(
+                    "{\"type\":\"Person\",\"data\":{\"name\":\"Zed\",\"age\":5}}",
+                    "{\"edge\":\"Knows\",\"from\":\"Zed\",\"to\":\"Ada\"}"), LoadOptions.DEFAULT);
+        }
+    },
+    MERGE("load") {
+        @Override
+        Mono<?> run(Omnigraph graph) {
+            return graph.load("main", LoadMode.MERGE, lines(
+                    "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":77}}",
+                    "{\"type\":\"Company\",\"data\":{\"name\":\"NewCo\"}}"), LoadOptions.DEFAULT);
+        }
+    },
+    OVERWRITE("load") {
+        @Override
+        Mono<?> run(Omnigraph graph) {
+            return graph.load("main", LoadMode.OVERWRITE, lines(
+                    "{\"type\":\"Company\",\"data\":{\"name\":\"Acme\"}}",
+                    "{\"type\":\"Company\",\"data\":{\"name\":\"Initech\"}}"), LoadOptions.DEFAULT.emptying(Set.of("Note")));
+        }
+    };
+
+    static final String SCHEMA = """
+            node Person {
+                name: String @key
+                age: I32?
+            }
+            node Company {
+                name: String @key
+            }
+            node Note {
+                text: String
+            }
+            edge Knows: Person -> Person
+            edge WorksAt: Person -> Company
+            """;
+
+    static final String SEED = String.join("\n",
+            "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":36}}",
+            "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\",\"age\":41}}",
+            "{\"type\":\"Person\",\"data\":{\"name\":\"Cy\",\"age\":20}}",
+            "{\"type\":\"Company\",\"data\":{\"name\":\"Acme\"}}",
+            "{\"type\":\"Note\",\"data\":{\"id\":\"n1\",\"text\":\"hello\"}}",
+            "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Bob\",\"data\":{\"id\":\"k1\"}}",
+            "{\"edge\":\"Knows\",\"from\":\"Bob\",\"to\":\"Cy\",\"data\":{\"id\":\"k2\"}}",
+            "{\"edge\":\"WorksAt\",\"from\":\"Bob\",\"to\":\"Acme\",\"data\":{\"id\":\"w1\"}}") + "\n";
+
+    private static final String QUERIES = """
+            query insert() {
+                insert Person { name: "Zed", age: 5 }
+                insert Knows { from: "Zed", to: "Ada" }
+            }
+            query update() { update Person set { age: 99 } where age > 30 }
+            query delete() { delete Person where name = "Bob" }
+            """;
+
+    final String writer;
+
+    CrashScenario(String writer) {
+        this.writer = writer;
+    }
+
+    abstract Mono<?> run(Omnigraph graph);
+
+    static Mono<?> mutate(Omnigraph graph, String name) {
+        return graph.mutate("main", QUERIES, name, Map.of(), WriteOptions.DEFAULT);
+    }
+
+    static Flux<ByteBuffer> lines(String... lines) {
+        return Flux.just(ByteBuffer.wrap((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8)));
+    }
+}
