@@ -9,6 +9,10 @@ import dev.omnigraph.engine.query.BoundParams;
 import dev.omnigraph.engine.query.CompiledQuery;
 import dev.omnigraph.engine.query.MutationPlan;
 import dev.omnigraph.engine.query.QueryCompiler;
+import dev.omnigraph.engine.query.ReadPlan;
+import dev.omnigraph.engine.read.GraphExporter;
+import dev.omnigraph.engine.read.QueryExecutor;
+import dev.omnigraph.engine.read.QueryResult;
 import dev.omnigraph.engine.schema.Catalog;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -252,12 +256,27 @@ public final class Omnigraph implements AutoCloseable {
      * Compile and parameter errors fail the Mono before any I/O.
      */
     public Mono<QueryOutput> query(ReadTarget target, String source, String queryName, Map<String, Object> params) {
-        return Mono.error(new UnsupportedOperationException("read queries are being wired in"));
+        return Mono.defer(() -> {
+            CompiledQuery compiled = QueryCompiler.compile(source, queryName, catalog());
+            if (!(compiled instanceof ReadPlan plan)) {
+                throw new BadRequest("query '" + queryName + "' is a mutation; run it with mutate(), not query()");
+            }
+            BoundParams bound = compiled.bind(params);
+            Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+            return snapshot(target).map(snapshot -> {
+                QueryResult result = new QueryExecutor(services.tables(), root.toString(), catalog())
+                        .execute(plan, bound, snapshot.manifest(), now);
+                List<QueryOutput.Column> columns = result.columns().stream()
+                        .map(column -> new QueryOutput.Column(column.name(), column.type())).toList();
+                return new QueryOutput(queryName, snapshot.graphCommitId(), columns, result.rows());
+            });
+        });
     }
 
     /** The graph at {@code target} as NDJSON lines in the load format (nodes first, then edges). */
     public Flux<String> export(ReadTarget target, Set<String> typeNames) {
-        return Flux.error(new UnsupportedOperationException("export is being wired in"));
+        return snapshot(target).flatMapMany(snapshot ->
+                new GraphExporter(services.tables(), root.toString(), catalog()).export(snapshot.manifest(), typeNames));
     }
 
     /** Commits visible on {@code branch}, newest first (a branch also shows the history it forked from). */

@@ -1,13 +1,42 @@
 package dev.omnigraph.http.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.omnigraph.engine.StorageServices;
+import dev.omnigraph.http.wire.ErrorBodies;
+import dev.omnigraph.http.wire.Json;
+import dev.omnigraph.storage.error.PreconditionFailed;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ParseResult;
+import reactor.core.Exceptions;
 
-/** Entry point of the {@code omnigraph} command line. The CLI's main thread is the one place allowed to block. */
+/**
+ * Entry point of the {@code omnigraph} command line. The CLI's main thread is the one place allowed to block.
+ * Exit codes: 0 success, 1 any error ({@code error[<code>]: message} on stderr), 4 a lost {@code --if-commit}.
+ */
 @Command(name = "omnigraph", mixinStandardHelpOptions = true, version = "omnigraph 0.1.0",
         description = "OmniGraph/J: a typed property graph on Lance datasets, with branches and commits.",
-        subcommands = {DemoCommand.class})
+        subcommands = {InitCommand.class, LoadCommand.class, QueryCommand.class, MutateCommand.class,
+                SnapshotCommand.class, CommitCommand.class, ExportCommand.class, RecoveryCommand.class, ServeCommand.class,
+                DemoCommand.class})
 public final class OmnigraphCli {
+    public static final int OK = 0;
+    public static final int ERROR = 1;
+    public static final int LOST_PRECONDITION = 4;
+
+    final PrintStream out;
+    final PrintStream err;
+    private final StorageServices injected;
+    private StorageServices created;
+
+    private OmnigraphCli(PrintStream out, PrintStream err, StorageServices services) {
+        this.out = out;
+        this.err = err;
+        this.injected = services;
+    }
 
     public static void main(String[] args) {
         System.exit(run(args));
@@ -15,6 +44,62 @@ public final class OmnigraphCli {
 
     /** Runs the CLI and returns its exit code (used by tests that drive the CLI in-process). */
     public static int run(String... args) {
-        return new CommandLine(new OmnigraphCli()).execute(args);
+        return run(System.out, System.err, null, args);
+    }
+
+    /**
+     * Runs the CLI on the given streams. {@code services} may be null: the run then creates its own storage
+     * services and closes them when it ends.
+     */
+    public static int run(PrintStream out, PrintStream err, StorageServices services, String... args) {
+        OmnigraphCli cli = new OmnigraphCli(out, err, services);
+        CommandLine commandLine = new CommandLine(cli);
+        commandLine.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+        commandLine.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+        commandLine.setParameterExceptionHandler((e, argv) -> {
+            err.println("error[usage]: " + e.getMessage());
+            err.println("run '" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage");
+            return ERROR;
+        });
+        commandLine.setExecutionExceptionHandler((e, cmd, parsed) -> cli.report(e, parsed));
+        try {
+            return commandLine.execute(args);
+        } finally {
+            cli.closeServices();
+        }
+    }
+
+    /** The storage services of this run (created on first use when none were injected). */
+    synchronized StorageServices services() {
+        if (injected != null) return injected;
+        if (created == null) created = StorageServices.create();
+        return created;
+    }
+
+    private synchronized void closeServices() {
+        if (created != null) {
+            created.close();
+            created = null;
+        }
+    }
+
+    /** One clear line on stderr (and the JSON error body on stdout under --json); exit 4 for a lost precondition. */
+    int report(Exception failure, ParseResult parsed) {
+        Throwable t = Exceptions.unwrap(failure);
+        ErrorBodies.Reply reply = ErrorBodies.of(t);
+        if (wantsJson(parsed)) {
+            ObjectNode body = reply.body();
+            out.println(Json.text(body));
+        }
+        String message = reply.message() == null ? t.toString() : reply.message();
+        err.println("error[" + reply.wireCode() + "]: " + message.replace('\n', ' '));
+        return t instanceof PreconditionFailed ? LOST_PRECONDITION : ERROR;
+    }
+
+    private static boolean wantsJson(ParseResult parsed) {
+        ParseResult leaf = parsed;
+        while (leaf.hasSubcommand()) leaf = leaf.subcommand();
+        return leaf.hasMatchedOption("--json")
+                || (leaf.hasMatchedOption("--format") && "json".equals(String.valueOf(leaf.matchedOptionValue("--format", ""))));
     }
 }

@@ -52,8 +52,7 @@ final class CrashHarness {
     static synchronized Expectation expectation(CrashScenario scenario, StorageServices services, Path scratch) {
         return EXPECTATIONS.computeIfAbsent(scenario, s -> {
             try {
-                Path template = Files.createTempDirectory("omnigraph-crash-template-" + s);
-                Path root = template.resolve("graph");
+                Path root = scratch.resolve("template-" + s);
                 Omnigraph seeded = Omnigraph.init(services, root, CrashScenario.SCHEMA).block();
                 seeded.load("main", LoadMode.APPEND, Flux.just(ByteBuffer.wrap(CrashScenario.SEED.getBytes(StandardCharsets.UTF_8))),
                         LoadOptions.DEFAULT).block();

@@ -13,25 +13,25 @@ import reactor.core.publisher.Mono;
 
 /** The six writes the crash matrix kills at every failpoint, each touching one to three tables. */
 enum CrashScenario {
-    INSERT("mutation") {
+    INSERT("mutation", 2) {
         @Override
         Mono<?> run(Omnigraph graph) {
             return mutate(graph, "insert");
         }
     },
-    UPDATE("mutation") {
+    UPDATE("mutation", 1) {
         @Override
         Mono<?> run(Omnigraph graph) {
             return mutate(graph, "update");
         }
     },
-    DELETE("mutation") {
+    DELETE("mutation", 3) {
         @Override
         Mono<?> run(Omnigraph graph) {
             return mutate(graph, "delete");
         }
     },
-    APPEND("load") {
+    APPEND("load", 2) {
         @Override
         Mono<?> run(Omnigraph graph) {
             return graph.load("main", LoadMode.APPEND, lines(
@@ -39,7 +39,7 @@ enum CrashScenario {
                     "{\"edge\":\"Knows\",\"from\":\"Zed\",\"to\":\"Ada\"}"), LoadOptions.DEFAULT);
         }
     },
-    MERGE("load") {
+    MERGE("load", 2) {
         @Override
         Mono<?> run(Omnigraph graph) {
             return graph.load("main", LoadMode.MERGE, lines(
@@ -47,7 +47,7 @@ enum CrashScenario {
                     "{\"type\":\"Company\",\"data\":{\"name\":\"NewCo\"}}"), LoadOptions.DEFAULT);
         }
     },
-    OVERWRITE("load") {
+    OVERWRITE("load", 2) {
         @Override
         Mono<?> run(Omnigraph graph) {
             return graph.load("main", LoadMode.OVERWRITE, lines(
@@ -91,9 +91,12 @@ enum CrashScenario {
             """;
 
     final String writer;
+    /** How many tables the write commits to, i.e. how many {@code after_commit:<n>} points it passes. */
+    final int tables;
 
-    CrashScenario(String writer) {
+    CrashScenario(String writer, int tables) {
         this.writer = writer;
+        this.tables = tables;
     }
 
     abstract Mono<?> run(Omnigraph graph);

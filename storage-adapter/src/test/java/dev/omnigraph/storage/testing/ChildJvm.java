@@ -20,6 +20,9 @@ public final class ChildJvm {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("--add-opens=java.base/java.nio=ALL-UNNAMED");
         command.add("-Xmx512m");
+        // Short-lived children: C1 only and the serial collector start faster on 2 cores.
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-XX:+UseSerialGC");
         command.add("-Djava.io.tmpdir=" + tmpDir);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));

@@ -1,0 +1,90 @@
+package dev.omnigraph.http.cli;
+
+import dev.omnigraph.engine.StorageServices;
+import dev.omnigraph.http.server.BearerTokens;
+import dev.omnigraph.http.server.OmnigraphServer;
+import dev.omnigraph.http.server.ServerLimits;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * {@code omnigraph serve <dir-or-root>}: the HTTP API until interrupted (Ctrl-C / SIGTERM), then a graceful
+ * shutdown that lets in-flight requests finish.
+ */
+@Command(name = "serve", description = "Serve a graph root, or a directory of graph roots, over HTTP.")
+final class ServeCommand implements Callable<Integer> {
+    @ParentCommand
+    OmnigraphCli cli;
+
+    @Parameters(index = "0", paramLabel = "<dir-or-root>",
+            description = "A graph root (served at / and /graphs/<name>/) or a directory of graph roots.")
+    Path root;
+
+    @Option(names = "--host", defaultValue = OmnigraphServer.LOOPBACK,
+            description = "Address to bind (default: ${DEFAULT-VALUE}; other hosts need tokens).")
+    String host;
+
+    @Option(names = "--port", defaultValue = "8080", description = "Port (default: ${DEFAULT-VALUE}; 0 picks a free one).")
+    int port;
+
+    @Option(names = "--tokens-file", paramLabel = "<file>",
+            description = "Bearer tokens, one 'token=actor' per line (else $" + BearerTokens.ENV + ").")
+    Path tokensFile;
+
+    @Option(names = "--shutdown-grace", defaultValue = "30", paramLabel = "<seconds>",
+            description = "How long shutdown waits for in-flight requests (default: ${DEFAULT-VALUE}).")
+    long graceSeconds;
+
+    @Option(names = "--json", description = "Print the start-up banner as JSON.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        BearerTokens tokens = tokensFile != null ? BearerTokens.fromFile(tokensFile)
+                : BearerTokens.fromEnvironment(System.getenv(BearerTokens.ENV));
+        OmnigraphServer.Config config = new OmnigraphServer.Config(root, host, port, tokens,
+                ServerLimits.DEFAULT.withShutdownGrace(Duration.ofSeconds(graceSeconds)));
+        return serve(cli.services(), config, cli.out, json);
+    }
+
+    /** Starts the server, prints where it listens, and blocks this (main) thread until shutdown or interruption. */
+    static int serve(StorageServices services, OmnigraphServer.Config config, PrintStream out, boolean json) {
+        OmnigraphServer server = OmnigraphServer.start(services, config).block();
+        if (json) {
+            out.println(server.describe());
+        } else {
+            String url = server.baseUrl();
+            out.println("omnigraph serving " + config.root().toAbsolutePath().normalize()
+                    + server.singleGraphId().map(id -> " (graph '" + id + "')").orElse(" (directory of graphs)")
+                    + " at " + url);
+            out.println(server.authEnabled() ? "auth: bearer tokens required"
+                    : "auth: off (no tokens configured), so listening on loopback only");
+            String auth = server.authEnabled() ? " -H 'Authorization: Bearer <token>'" : "";
+            out.println("try:  curl" + auth + " " + url + server.singleGraphId().map(id -> "/snapshot").orElse("/graphs"));
+            out.println("stop: Ctrl-C (in-flight requests finish first)");
+        }
+        out.flush();
+        Thread hook = new Thread(server::close, "omnigraph-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            server.onTerminated().block();
+        } catch (RuntimeException interrupted) {
+            // Interrupted while waiting (embedding, tests): clear the flag so the graceful shutdown can wait.
+            Thread.interrupted();
+        } finally {
+            server.close();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException alreadyShuttingDown) {
+                // The JVM is exiting and the hook is running: nothing to remove.
+            }
+        }
+        return OmnigraphCli.OK;
+    }
+}

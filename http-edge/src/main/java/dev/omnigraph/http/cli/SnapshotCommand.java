@@ -1,0 +1,56 @@
+package dev.omnigraph.http.cli;
+
+import dev.omnigraph.engine.GraphSnapshot;
+import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.engine.OpenMode;
+import dev.omnigraph.engine.ReadTarget;
+import dev.omnigraph.engine.TableInfo;
+import dev.omnigraph.http.wire.Json;
+import dev.omnigraph.http.wire.Shapes;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code omnigraph snapshot <root> [--branch b]}: every dataset's pinned version and entity count. */
+@Command(name = "snapshot", description = "Show a branch head's datasets: versions and entity counts.")
+final class SnapshotCommand implements Callable<Integer> {
+    @ParentCommand
+    OmnigraphCli cli;
+
+    @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
+    Path root;
+
+    @Option(names = "--branch", defaultValue = "main", description = "Branch (default: ${DEFAULT-VALUE}).")
+    String branch;
+
+    @Option(names = "--json", description = "Print the snapshot as JSON.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        Omnigraph graph = Cli.open(cli, root, OpenMode.READ_ONLY);
+        GraphSnapshot snapshot = graph.snapshot(ReadTarget.branch(branch)).block();
+        if (json) {
+            cli.out.println(Json.text(Shapes.snapshot(snapshot)));
+        } else {
+            print(cli.out, graph.root(), snapshot);
+        }
+        return OmnigraphCli.OK;
+    }
+
+    static void print(PrintStream out, Path root, GraphSnapshot snapshot) {
+        out.println("graph " + root + "  branch " + snapshot.branch() + "  manifest v" + snapshot.manifestVersion()
+                + "  head " + snapshot.graphCommitId().orElse("-"));
+        List<List<Object>> rows = new ArrayList<>();
+        for (TableInfo table : snapshot.tables()) {
+            rows.add(List.of(table.kind(), table.typeName(), table.version(), table.rowCount(), table.path()));
+        }
+        RowFormats.table(out, List.of("kind", "type", "version", "entities", "dataset"), rows);
+    }
+}

@@ -1,0 +1,171 @@
+package dev.omnigraph.http.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.omnigraph.http.wire.ErrorBodies;
+import dev.omnigraph.http.wire.HttpProblem;
+import dev.omnigraph.http.wire.Json;
+import dev.omnigraph.storage.error.ResourceLimitExceeded;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
+
+/** One request being served: its parsed query string, its actor, and body readers that enforce the size limits. */
+final class Exchange {
+    static final String JSON = "application/json";
+    static final String NDJSON = "application/x-ndjson";
+    private static final Set<String> NDJSON_TYPES = Set.of(NDJSON, "application/ndjson", "application/jsonl",
+            "application/x-jsonlines");
+
+    final HttpServerRequest request;
+    final HttpServerResponse response;
+    final Map<String, List<String>> query;
+    final Optional<String> actor;
+    final ServerLimits limits;
+
+    Exchange(HttpServerRequest request, HttpServerResponse response, Optional<String> actor, ServerLimits limits) {
+        this.request = request;
+        this.response = response;
+        this.query = new QueryStringDecoder(request.uri()).parameters();
+        this.actor = actor;
+        this.limits = limits;
+    }
+
+    Optional<String> param(String name) {
+        List<String> values = query.get(name);
+        return values == null || values.isEmpty() || values.get(0).isEmpty() ? Optional.empty() : Optional.of(values.get(0));
+    }
+
+    Optional<String> header(CharSequence name) {
+        return Optional.ofNullable(request.requestHeaders().get(name));
+    }
+
+    Mono<Void> json(int status, JsonNode body) {
+        byte[] bytes = Json.bytes(body);
+        return response.status(status)
+                .header(HttpHeaderNames.CONTENT_TYPE, JSON)
+                .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(bytes.length))
+                .sendByteArray(Mono.just(bytes)).then();
+    }
+
+    /** Sends the error body; after the status line has gone out the failure can only abort the connection. */
+    Mono<Void> error(Throwable failure, Function<String, String> entityKind) {
+        if (response.hasSentHeaders()) return Mono.error(failure);
+        ErrorBodies.Reply reply = ErrorBodies.of(failure, entityKind);
+        if (reply.status() == 401) response.header(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
+        if (reply.status() == 503 && "too_many_requests".equals(reply.body().path("code").asText(null))) {
+            response.header(HttpHeaderNames.RETRY_AFTER, "1");
+        }
+        return json(reply.status(), reply.body());
+    }
+
+    /** The JSON request body, read up to the body limit; an absent body is {@code {}} when {@code optional}. */
+    Mono<JsonNode> jsonBody(boolean optional) {
+        return Mono.defer(() -> {
+            requireContentType(Set.of(JSON), "application/json");
+            return aggregate(limits.bodyBytes()).map(bytes -> {
+                if (bytes.length == 0 && optional) return Json.object();
+                JsonNode node = Json.parse(bytes, "request body");
+                if (!node.isObject()) throw HttpProblem.badRequest("the request body must be a JSON object");
+                return node;
+            });
+        });
+    }
+
+    /** A JSON body that may carry up to the load limit (the {@code /load} envelope). */
+    Mono<JsonNode> loadEnvelope() {
+        return Mono.defer(() -> {
+            requireContentType(Set.of(JSON), "application/json");
+            return aggregate(limits.loadBodyBytes()).map(bytes -> {
+                JsonNode node = Json.parse(bytes, "request body");
+                if (!node.isObject()) throw HttpProblem.badRequest("the request body must be a JSON object");
+                return node;
+            });
+        });
+    }
+
+    /**
+     * The raw NDJSON body as it arrives: every Netty buffer is copied to a heap {@link ByteBuffer} at once (Netty
+     * releases it after this call), and the stream fails with {@code resource_limit} as soon as it passes the load
+     * limit, so an oversize body is refused without being read to the end.
+     */
+    Flux<ByteBuffer> ndjsonBody() {
+        // Checked now, before the engine starts a load that would only fail on its first byte.
+        requireContentType(NDJSON_TYPES, NDJSON);
+        long limit = limits.loadBodyBytes();
+        refuseDeclaredLength(limit);
+        AtomicLong seen = new AtomicLong();
+        return request.receive().<ByteBuffer>handle((buf, sink) -> {
+            long total = seen.addAndGet(buf.readableBytes());
+            if (total > limit) {
+                sink.error(tooLarge(limit, total));
+                return;
+            }
+            sink.next(copy(buf));
+        });
+    }
+
+    private static ByteBuffer copy(ByteBuf buf) {
+        ByteBuffer out = ByteBuffer.allocate(buf.readableBytes());
+        buf.getBytes(buf.readerIndex(), out);
+        out.flip();
+        return out;
+    }
+
+    private Mono<byte[]> aggregate(long limit) {
+        refuseDeclaredLength(limit);
+        AtomicLong seen = new AtomicLong();
+        return request.receive().<byte[]>handle((buf, sink) -> {
+                    long total = seen.addAndGet(buf.readableBytes());
+                    if (total > limit) {
+                        sink.error(tooLarge(limit, total));
+                        return;
+                    }
+                    byte[] chunk = new byte[buf.readableBytes()];
+                    buf.getBytes(buf.readerIndex(), chunk);
+                    sink.next(chunk);
+                })
+                .collect(ByteArrayOutputStream::new, (out, chunk) -> out.write(chunk, 0, chunk.length))
+                .map(ByteArrayOutputStream::toByteArray);
+    }
+
+    /** A declared Content-Length above the limit is refused before a byte of the body is read. */
+    private void refuseDeclaredLength(long limit) {
+        String declared = request.requestHeaders().get(HttpHeaderNames.CONTENT_LENGTH);
+        if (declared == null) return;
+        try {
+            long length = Long.parseLong(declared.strip());
+            if (length > limit) throw tooLarge(limit, length);
+        } catch (NumberFormatException e) {
+            throw HttpProblem.badRequest("Content-Length '" + declared + "' is not a number");
+        }
+    }
+
+    private static ResourceLimitExceeded tooLarge(long limit, long actual) {
+        return new ResourceLimitExceeded("request body bytes", limit, actual,
+                "split the input into smaller requests (one request is one commit)");
+    }
+
+    /** 415 for a body of another type; a request without Content-Type is read as the route's own type. */
+    private void requireContentType(Set<String> accepted, String preferred) {
+        String type = request.requestHeaders().get(HttpHeaderNames.CONTENT_TYPE);
+        if (type == null || type.isBlank()) return;
+        String mime = type.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
+        boolean json = accepted.contains(JSON) && mime.startsWith("application/") && mime.endsWith("+json");
+        if (!accepted.contains(mime) && !json) {
+            throw HttpProblem.unsupportedMediaType("unsupported content type '" + type + "'; send " + preferred);
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.omnigraph.http.server;
+
+import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.engine.OpenMode;
+import dev.omnigraph.engine.StorageServices;
+import dev.omnigraph.http.wire.HttpProblem;
+import dev.omnigraph.storage.manifest.ManifestSchema;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The graphs one server serves. A root that itself holds {@code __manifest} is served alone (its id is the
+ * directory's name); otherwise every subdirectory holding {@code __manifest} is a graph, found on demand, so graphs
+ * created after start-up are served too. Handles are opened read-write once and shared by every request.
+ */
+final class GraphRegistry {
+    /** Ids are single path segments: no separators, no dot-names, at most 64 characters. */
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
+    record Listed(String graphId, Path root) {
+    }
+
+    private final StorageServices services;
+    private final Path root;
+    private final Optional<String> singleId;
+    private final Map<String, Mono<Omnigraph>> open = new ConcurrentHashMap<>();
+
+    private GraphRegistry(StorageServices services, Path root, Optional<String> singleId) {
+        this.services = services;
+        this.root = root;
+        this.singleId = singleId;
+    }
+
+    /** Decides single or directory mode (blocking file checks: call at start-up). */
+    static GraphRegistry create(StorageServices services, Path root) {
+        Path absolute = root.toAbsolutePath().normalize();
+        if (!Files.isDirectory(absolute)) {
+            throw new dev.omnigraph.storage.error.NotFound("directory", absolute.toString(),
+                    "cannot serve " + absolute + ": no such directory");
+        }
+        if (isGraph(absolute)) {
+            String name = absolute.getFileName() == null ? "" : absolute.getFileName().toString();
+            return new GraphRegistry(services, absolute, Optional.of(ID.matcher(name).matches() ? name : "default"));
+        }
+        return new GraphRegistry(services, absolute, Optional.empty());
+    }
+
+    private static boolean isGraph(Path dir) {
+        return Files.isDirectory(dir.resolve(ManifestSchema.DIRECTORY));
+    }
+
+    /** The id of the single graph, when started on one graph root. */
+    Optional<String> singleId() {
+        return singleId;
+    }
+
+    Path root() {
+        return root;
+    }
+
+    /** Every graph served, sorted by id (the directory scan runs on the storage scheduler). */
+    Mono<List<Listed>> list() {
+        if (singleId.isPresent()) return Mono.just(List.of(new Listed(singleId.get(), root)));
+        return services.scheduler().call(() -> {
+            List<Listed> out = new ArrayList<>();
+            try (Stream<Path> children = Files.list(root)) {
+                children.sorted().forEach(child -> {
+                    String name = child.getFileName().toString();
+                    if (ID.matcher(name).matches() && isGraph(child)) out.add(new Listed(name, child));
+                });
+            }
+            return out;
+        });
+    }
+
+    /** The handle of graph {@code id}: 404 when no such graph is served. Failed opens are not cached. */
+    Mono<Omnigraph> graph(String id) {
+        if (singleId.isPresent()) {
+            return singleId.get().equals(id) ? handle(id, root) : Mono.error(unknown(id));
+        }
+        if (!ID.matcher(id).matches()) return Mono.error(unknown(id));
+        Mono<Omnigraph> opened = open.get(id);
+        if (opened != null) return opened;
+        Path graphRoot = root.resolve(id);
+        return services.scheduler().call(() -> isGraph(graphRoot))
+                .flatMap(found -> found ? handle(id, graphRoot) : Mono.error(unknown(id)));
+    }
+
+    private Mono<Omnigraph> handle(String id, Path graphRoot) {
+        return open.computeIfAbsent(id, key -> Omnigraph.open(services, graphRoot, OpenMode.READ_WRITE)
+                .doOnError(e -> open.remove(key))
+                .cache(ok -> Duration.ofMillis(Long.MAX_VALUE), e -> Duration.ZERO, () -> Duration.ZERO));
+    }
+
+    private static HttpProblem unknown(String id) {
+        return HttpProblem.notFound("no graph '" + id + "' is served here");
+    }
+
+    /** Closes every opened handle (graphs share the storage services, which the caller owns). */
+    Mono<Void> closeAll() {
+        return Flux.fromIterable(List.copyOf(open.values()))
+                .flatMap(m -> m.onErrorResume(e -> Mono.empty()))
+                .doOnNext(Omnigraph::close)
+                .then(Mono.fromRunnable(open::clear));
+    }
+}

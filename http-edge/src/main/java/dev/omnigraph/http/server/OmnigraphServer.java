@@ -1,0 +1,202 @@
+package dev.omnigraph.http.server;
+
+import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.engine.StorageServices;
+import dev.omnigraph.http.wire.HttpProblem;
+import dev.omnigraph.http.wire.Json;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
+
+/**
+ * The HTTP edge: a Reactor Netty server over a directory of graphs (or one graph root). Every engine call is
+ * composed into the response, so no event-loop thread ever waits. {@link #shutdown()} stops accepting, lets the
+ * requests in flight finish (bounded by the grace period), then closes the connections and the graph handles.
+ */
+public final class OmnigraphServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(OmnigraphServer.class);
+    public static final String LOOPBACK = "127.0.0.1";
+
+    /** What to serve and how: a graph root or a directory of roots, the bind address, tokens and limits. */
+    public record Config(Path root, String host, int port, BearerTokens tokens, ServerLimits limits) {
+        /** Loopback, an ephemeral port, no tokens, default limits. */
+        public static Config of(Path root) {
+            return new Config(root, LOOPBACK, 0, BearerTokens.none(), ServerLimits.DEFAULT);
+        }
+
+        public Config withPort(int newPort) {
+            return new Config(root, host, newPort, tokens, limits);
+        }
+
+        public Config withHost(String newHost) {
+            return new Config(root, newHost, port, tokens, limits);
+        }
+
+        public Config withTokens(BearerTokens newTokens) {
+            return new Config(root, host, port, newTokens, limits);
+        }
+
+        public Config withLimits(ServerLimits newLimits) {
+            return new Config(root, host, port, tokens, newLimits);
+        }
+    }
+
+    private final GraphRegistry registry;
+    private final Config config;
+    private final Routes routes;
+    private final ChannelGroup connections;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicBoolean shuttingDown = new AtomicBoolean();
+    private final Sinks.Empty<Void> terminated = Sinks.empty();
+    private volatile boolean draining;
+    private volatile DisposableServer server;
+
+    private OmnigraphServer(GraphRegistry registry, Config config, Routes routes, ChannelGroup connections) {
+        this.registry = registry;
+        this.config = config;
+        this.routes = routes;
+        this.connections = connections;
+    }
+
+    /**
+     * Starts a server. The set-up (directory checks, token and OpenAPI loading) runs on the calling thread, which
+     * may block; binding and, on a single graph, opening it are the returned {@code Mono}. Without tokens the
+     * server binds loopback only, whatever host was asked for, and logs that it did.
+     */
+    public static Mono<OmnigraphServer> start(StorageServices services, Config requested) {
+        GraphRegistry registry = GraphRegistry.create(services, requested.root());
+        Config config = requested;
+        if (!requested.tokens().enabled()) {
+            if (!isLoopback(requested.host())) {
+                LOG.warn("no auth tokens configured: binding loopback {} only instead of {} (configure a tokens file "
+                        + "or {} to serve other hosts)", LOOPBACK, requested.host(), BearerTokens.ENV);
+                config = requested.withHost(LOOPBACK);
+            } else {
+                LOG.info("no auth tokens configured: serving loopback only");
+            }
+        }
+        Routes routes = new Routes(registry, config.tokens(), config.limits(),
+                OpenApi.document(registry.singleId().isPresent(), config.tokens().enabled()));
+        ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+        OmnigraphServer omnigraph = new OmnigraphServer(registry, config, routes, connections);
+        Config bound = config;
+        Mono<?> warm = registry.singleId().map(registry::graph).map(m -> (Mono<?>) m).orElse(Mono.empty());
+        return warm.then(HttpServer.create()
+                        .host(bound.host())
+                        .port(bound.port())
+                        .channelGroup(connections)
+                        .handle((req, res) -> omnigraph.handle(req, res))
+                        .bind())
+                .map(disposable -> {
+                    omnigraph.server = disposable;
+                    return omnigraph;
+                });
+    }
+
+    static boolean isLoopback(String host) {
+        return host.equals("localhost") || host.equals("::1") || host.equals("[::1]") || host.startsWith("127.");
+    }
+
+    private Publisher<Void> handle(HttpServerRequest request, HttpServerResponse response) {
+        inFlight.incrementAndGet();
+        Mono<Void> work = draining
+                ? Mono.defer(() -> {
+                    response.keepAlive(false);
+                    return new Exchange(request, response, Optional.empty(), config.limits())
+                            .error(new HttpProblem(503, null, "the server is shutting down; retry shortly"), n -> null);
+                })
+                : routes.dispatch(request, response);
+        return work.doFinally(signal -> inFlight.decrementAndGet());
+    }
+
+    public int port() {
+        return ((InetSocketAddress) server.address()).getPort();
+    }
+
+    public String host() {
+        return config.host();
+    }
+
+    /** The base URL, e.g. {@code http://127.0.0.1:8080}. */
+    public String baseUrl() {
+        String host = config.host().contains(":") && !config.host().startsWith("[") ? "[" + config.host() + "]" : config.host();
+        return "http://" + host + ":" + port();
+    }
+
+    /** The id of the single graph served at the root, when started on one graph root. */
+    public Optional<String> singleGraphId() {
+        return registry.singleId();
+    }
+
+    public boolean authEnabled() {
+        return config.tokens().enabled();
+    }
+
+    /** The shared handle of a served graph (for embedders and tests). */
+    public Mono<Omnigraph> graph(String graphId) {
+        return registry.graph(graphId);
+    }
+
+    /** Requests being served right now. */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    /** Completes when the server has shut down. */
+    public Mono<Void> onTerminated() {
+        return terminated.asMono();
+    }
+
+    /**
+     * Graceful shutdown: refuse new requests (503 with {@code Connection: close}), stop accepting connections,
+     * wait for in-flight requests up to the grace period, then close every connection and graph handle.
+     */
+    public Mono<Void> shutdown() {
+        return Mono.defer(() -> {
+            if (!shuttingDown.compareAndSet(false, true)) return terminated.asMono();
+            draining = true;
+            DisposableServer bound = server;
+            bound.dispose();
+            Duration grace = config.limits().shutdownGrace();
+            Mono<Void> idle = Flux.interval(Duration.ZERO, Duration.ofMillis(10))
+                    .filter(tick -> inFlight.get() == 0)
+                    .next()
+                    .timeout(grace, Mono.fromRunnable(() -> LOG.warn("shutdown: {} request(s) still running after {}",
+                            inFlight.get(), grace)))
+                    .then();
+            return bound.onDispose()
+                    .then(idle)
+                    .then(Mono.<Void>create(sink -> connections.close().addListener(f -> sink.success())))
+                    .then(registry.closeAll())
+                    .doFinally(signal -> terminated.tryEmitEmpty());
+        });
+    }
+
+    /** Shuts down and waits for it (blocking: not for event-loop threads). */
+    @Override
+    public void close() {
+        shutdown().block(config.limits().shutdownGrace().plusSeconds(10));
+    }
+
+    /** A JSON rendering of the served configuration, for start-up banners. */
+    public String describe() {
+        return Json.text(Json.object().put("url", baseUrl()).put("root", registry.root().toString())
+                .put("single_graph", registry.singleId().orElse(null)).put("auth", authEnabled()));
+    }
+}

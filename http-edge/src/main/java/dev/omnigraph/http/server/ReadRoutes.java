@@ -1,0 +1,134 @@
+package dev.omnigraph.http.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.engine.QueryOutput;
+import dev.omnigraph.engine.ReadTarget;
+import dev.omnigraph.engine.query.QueryDecl;
+import dev.omnigraph.http.wire.HttpProblem;
+import dev.omnigraph.http.wire.Json;
+import dev.omnigraph.http.wire.QuerySources;
+import dev.omnigraph.http.wire.Shapes;
+import dev.omnigraph.storage.manifest.BranchIdentity;
+import dev.omnigraph.storage.manifest.GraphBranches;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import reactor.core.publisher.Mono;
+
+/** Per-graph read routes: snapshot, schema, branches, commits, recoveries, query (and /read), export. */
+final class ReadRoutes {
+    private static final Set<String> EXPORT_FIELDS = Set.of("branch", "type_names");
+
+    private ReadRoutes() {
+    }
+
+    static List<Route> routes() {
+        return List.of(
+                new Route("GET", "snapshot", ReadRoutes::snapshot),
+                new Route("GET", "schema", (ex, g, v) -> ex.json(200, Json.object().put("schema_source", g.schemaSource()))),
+                new Route("GET", "branches", ReadRoutes::branches),
+                new Route("GET", "commits", ReadRoutes::commits),
+                new Route("GET", "commits/{commit_id}", (ex, g, v) ->
+                        g.commit(v.get("commit_id")).flatMap(c -> ex.json(200, Shapes.commit(c)))),
+                new Route("GET", "recoveries", (ex, g, v) ->
+                        g.recoveries().collectList().flatMap(list -> ex.json(200, Shapes.recoveries(list)))),
+                new Route("POST", "query", (ex, g, v) -> query(ex, g, false)),
+                new Route("POST", "read", (ex, g, v) -> query(ex, g, true)),
+                new Route("POST", "export", ReadRoutes::export));
+    }
+
+    private static Mono<Void> snapshot(Exchange ex, Omnigraph graph, Map<String, String> vars) {
+        ReadTarget target = ex.param("snapshot").map(ReadTarget::commit)
+                .orElseGet(() -> ReadTarget.branch(ex.param("branch").orElse(GraphBranches.MAIN)));
+        return graph.snapshot(target).flatMap(s -> ex.json(200, Shapes.snapshot(s)));
+    }
+
+    private static Mono<Void> branches(Exchange ex, Omnigraph graph, Map<String, String> vars) {
+        return graph.branches().flatMap(list -> {
+            ObjectNode out = Json.object();
+            ArrayNode names = out.putArray("branches");
+            list.stream().map(BranchIdentity::name).forEach(names::add);
+            return ex.json(200, out);
+        });
+    }
+
+    private static Mono<Void> commits(Exchange ex, Omnigraph graph, Map<String, String> vars) {
+        return graph.commits(ex.param("branch").orElse(GraphBranches.MAIN)).collectList()
+                .flatMap(list -> ex.json(200, Shapes.commits(list)));
+    }
+
+    /**
+     * {@code POST /query} ({@code legacy}: the deprecated {@code /read}, without {@code graph_commit_id}). The
+     * envelope is streamed: its head, then the rows in batches as the engine produces them, then the count.
+     */
+    private static Mono<Void> query(Exchange ex, Omnigraph graph, boolean legacy) {
+        return ex.jsonBody(false).flatMap(body -> {
+            String source = text(body, legacy ? "query_source" : "query", legacy ? "query" : "query_source");
+            if (source == null) {
+                throw HttpProblem.badRequest("the request body needs '" + (legacy ? "query_source" : "query") + "'");
+            }
+            QueryDecl decl = QuerySources.pickRead(source, text(body, legacy ? "query_name" : "name",
+                    legacy ? "name" : "query_name"));
+            ReadTarget target = target(body);
+            Map<String, Object> params = Json.params(body.get("params"), "params");
+            return graph.query(target, source, decl.name(), params)
+                    .flatMap(out -> sendRows(ex, graph, out, target, legacy));
+        });
+    }
+
+    static ReadTarget target(JsonNode body) {
+        String branch = text(body, "branch");
+        String snapshot = text(body, "snapshot");
+        if (branch != null && snapshot != null) {
+            throw HttpProblem.badRequest("give either branch or snapshot, not both");
+        }
+        return snapshot != null ? ReadTarget.commit(snapshot) : ReadTarget.branch(branch != null ? branch : GraphBranches.MAIN);
+    }
+
+    private static Mono<Void> sendRows(Exchange ex, Omnigraph graph, QueryOutput out, ReadTarget target, boolean legacy) {
+        List<String> columns = out.columns().stream().map(QueryOutput.Column::name).toList();
+        ObjectNode head = Json.object();
+        head.put("query_name", out.queryName());
+        head.set("target", Shapes.target(target));
+        ArrayNode cols = head.putArray("columns");
+        columns.forEach(cols::add);
+        if (!legacy) head.put("graph_commit_id", out.graphCommitId().orElse(null));
+        return Streaming.rowsEnvelope(ex, head, columns, out.rows(), Routes.entityKinds(graph));
+    }
+
+    /** {@code POST /export}: the graph as NDJSON in the load format, streamed with the engine's demand. */
+    private static Mono<Void> export(Exchange ex, Omnigraph graph, Map<String, String> vars) {
+        return ex.jsonBody(true).flatMap(body -> {
+            for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
+                String name = names.next();
+                if (!EXPORT_FIELDS.contains(name)) {
+                    throw HttpProblem.badRequest("unknown field '" + name + "' (export takes branch and type_names)");
+                }
+            }
+            Set<String> types = new LinkedHashSet<>();
+            JsonNode typeNames = body.get("type_names");
+            if (typeNames != null && !typeNames.isNull()) {
+                if (!typeNames.isArray()) throw HttpProblem.badRequest("type_names must be an array of type names");
+                typeNames.forEach(t -> types.add(t.asText()));
+            }
+            ReadTarget target = ReadTarget.branch(text(body, "branch") != null ? text(body, "branch") : GraphBranches.MAIN);
+            return Streaming.ndjson(ex, graph.export(target, types), Routes.entityKinds(graph));
+        });
+    }
+
+    /** The first present text field among {@code names} (aliases), or null. */
+    static String text(JsonNode body, String... names) {
+        for (String name : names) {
+            JsonNode value = body.get(name);
+            if (value == null || value.isNull()) continue;
+            if (!value.isTextual()) throw HttpProblem.badRequest("'" + name + "' must be a string");
+            return value.asText();
+        }
+        return null;
+    }
+}

@@ -1,0 +1,33 @@
+package dev.omnigraph.http.server;
+
+import dev.omnigraph.engine.Omnigraph;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import reactor.core.publisher.Mono;
+
+/** One per-graph route: a method and a path below the graph prefix, with {@code {name}} segments captured. */
+record Route(String method, String path, Handler handler) {
+
+    @FunctionalInterface
+    interface Handler {
+        Mono<Void> handle(Exchange exchange, Omnigraph graph, Map<String, String> vars);
+    }
+
+    /** The captured variables when {@code segments} match this route's path (method aside). */
+    Optional<Map<String, String>> match(List<String> segments) {
+        String[] parts = path.split("/");
+        if (parts.length != segments.size()) return Optional.empty();
+        Map<String, String> vars = new HashMap<>();
+        for (int i = 0; i < parts.length; i++) {
+            String part = parts[i];
+            if (part.startsWith("{") && part.endsWith("}")) {
+                vars.put(part.substring(1, part.length() - 1), segments.get(i));
+            } else if (!part.equals(segments.get(i))) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(vars);
+    }
+}

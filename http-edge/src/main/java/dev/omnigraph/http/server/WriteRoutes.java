@@ -1,0 +1,117 @@
+package dev.omnigraph.http.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.omnigraph.engine.LoadOptions;
+import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.engine.WriteOptions;
+import dev.omnigraph.engine.load.LoadMode;
+import dev.omnigraph.engine.query.QueryDecl;
+import dev.omnigraph.http.wire.HttpProblem;
+import dev.omnigraph.http.wire.Json;
+import dev.omnigraph.http.wire.QuerySources;
+import dev.omnigraph.http.wire.Shapes;
+import dev.omnigraph.storage.manifest.GraphBranches;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** Per-graph write routes: mutate (and /change, /mutate/if-graph-commit), load (JSON envelope) and load/ndjson. */
+final class WriteRoutes {
+    static final String IF_GRAPH_COMMIT = "Omnigraph-If-Graph-Commit";
+    /** The envelope's data is handed to the engine in slices, as a streamed body would be. */
+    private static final int SLICE = 64 * 1024;
+
+    private WriteRoutes() {
+    }
+
+    static List<Route> routes() {
+        return List.of(
+                new Route("POST", "mutate", (ex, g, v) -> mutate(ex, g, false)),
+                new Route("POST", "change", (ex, g, v) -> mutate(ex, g, false)),
+                new Route("POST", "mutate/if-graph-commit", (ex, g, v) -> mutate(ex, g, true)),
+                new Route("POST", "load", WriteRoutes::loadEnvelope),
+                new Route("POST", "load/ndjson", WriteRoutes::loadNdjson));
+    }
+
+    /**
+     * A mutation as one commit. The conditional route requires the expected head in the header (a strong,
+     * specific value: {@code *} and weak tags are refused); the ordinary routes refuse the header, so a client
+     * never believes a write was conditional when it was not.
+     */
+    private static Mono<Void> mutate(Exchange ex, Omnigraph graph, boolean conditional) {
+        Optional<String> expected = ex.header(IF_GRAPH_COMMIT).map(String::strip);
+        if (!conditional && expected.isPresent()) {
+            throw HttpProblem.badRequest(IF_GRAPH_COMMIT + " is only honoured on POST /mutate/if-graph-commit");
+        }
+        WriteOptions options = ex.actor.map(WriteOptions.DEFAULT::actor).orElse(WriteOptions.DEFAULT);
+        if (conditional) {
+            options = options.ifGraphCommit(expectedCommit(expected));
+        }
+        WriteOptions chosen = options;
+        return ex.jsonBody(false).flatMap(body -> {
+            String source = ReadRoutes.text(body, "query", "query_source");
+            if (source == null) throw HttpProblem.badRequest("the request body needs 'query'");
+            QueryDecl decl = QuerySources.pick(source, ReadRoutes.text(body, "name", "query_name"));
+            if (ReadRoutes.text(body, "snapshot") != null) {
+                throw HttpProblem.badRequest("a mutation writes a branch head; 'snapshot' is for reads");
+            }
+            String branch = Optional.ofNullable(ReadRoutes.text(body, "branch")).orElse(GraphBranches.MAIN);
+            Map<String, Object> params = Json.params(body.get("params"), "params");
+            return graph.mutate(branch, source, decl.name(), params, chosen)
+                    .flatMap(outcome -> ex.json(200, Shapes.mutation(branch, decl.name(), outcome, ex.actor)));
+        });
+    }
+
+    private static String expectedCommit(Optional<String> header) {
+        String value = header.orElseThrow(() -> HttpProblem.badRequest(
+                "POST /mutate/if-graph-commit needs the " + IF_GRAPH_COMMIT + " header (the graph_commit_id you read)"));
+        if (value.isEmpty() || value.equals("*")) {
+            throw HttpProblem.badRequest(IF_GRAPH_COMMIT + " must name one commit id; '*' is not accepted");
+        }
+        if (value.startsWith("W/")) {
+            throw HttpProblem.badRequest(IF_GRAPH_COMMIT + " must be a strong commit id; weak tags are not accepted");
+        }
+        if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
+            value = value.substring(1, value.length() - 1);
+        }
+        if (value.isEmpty() || value.contains(",") || value.contains("\"")) {
+            throw HttpProblem.badRequest(IF_GRAPH_COMMIT + " must name exactly one commit id");
+        }
+        return value;
+    }
+
+    /** {@code POST /load}: {@code {data, branch?, from?, mode?}} with the NDJSON inline, up to the load limit. */
+    private static Mono<Void> loadEnvelope(Exchange ex, Omnigraph graph, Map<String, String> vars) {
+        return ex.loadEnvelope().flatMap(body -> {
+            JsonNode data = body.get("data");
+            if (data == null || !data.isTextual()) throw HttpProblem.badRequest("the request body needs 'data' (NDJSON text)");
+            String branch = Optional.ofNullable(ReadRoutes.text(body, "branch")).orElse(GraphBranches.MAIN);
+            Optional<String> from = Optional.ofNullable(ReadRoutes.text(body, "from"));
+            LoadMode mode = LoadMode.parse(Optional.ofNullable(ReadRoutes.text(body, "mode")).orElse("merge"));
+            byte[] bytes = data.asText().getBytes(StandardCharsets.UTF_8);
+            Flux<ByteBuffer> slices = Flux.range(0, (bytes.length + SLICE - 1) / SLICE)
+                    .map(i -> ByteBuffer.wrap(bytes, i * SLICE, Math.min(SLICE, bytes.length - i * SLICE)).slice());
+            return graph.load(branch, mode, slices, loadOptions(ex))
+                    .flatMap(outcome -> ex.json(200, Shapes.load(branch, from, mode, outcome, ex.actor,
+                            Optional.of(graph.root().toUri().toString()))));
+        });
+    }
+
+    /** {@code POST /load/ndjson?branch=&mode=}: the raw body streamed into the engine as it arrives. */
+    private static Mono<Void> loadNdjson(Exchange ex, Omnigraph graph, Map<String, String> vars) {
+        String branch = ex.param("branch").orElse(GraphBranches.MAIN);
+        Optional<String> from = ex.param("from");
+        LoadMode mode = LoadMode.parse(ex.param("mode").orElse("merge"));
+        Flux<ByteBuffer> body = ex.ndjsonBody();
+        return graph.load(branch, mode, body, loadOptions(ex))
+                .flatMap(outcome -> ex.json(200, Shapes.load(branch, from, mode, outcome, ex.actor, Optional.empty())));
+    }
+
+    private static LoadOptions loadOptions(Exchange ex) {
+        return ex.actor.map(LoadOptions.DEFAULT::actor).orElse(LoadOptions.DEFAULT);
+    }
+}

@@ -1,0 +1,129 @@
+package dev.omnigraph.http.wire;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.error.ParseError;
+import java.nio.charset.StandardCharsets;
+import java.time.temporal.TemporalAccessor;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The one Jackson setup of the edge. Engine values are turned into JSON by hand ({@link #value}) rather than with
+ * Jackson's java.time module: dates become ISO strings, and nothing reflective runs on the event loop.
+ */
+public final class Json {
+    public static final ObjectMapper MAPPER = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {
+    };
+
+    private Json() {
+    }
+
+    public static ObjectNode object() {
+        return NODES.objectNode();
+    }
+
+    public static ArrayNode array() {
+        return NODES.arrayNode();
+    }
+
+    /** One engine value (String, numbers, Boolean, LocalDate, Instant, List, Map, byte[]) as JSON. */
+    public static JsonNode value(Object value) {
+        if (value == null) return NODES.nullNode();
+        if (value instanceof String s) return NODES.textNode(s);
+        if (value instanceof Boolean b) return NODES.booleanNode(b);
+        if (value instanceof Integer i) return NODES.numberNode(i);
+        if (value instanceof Long l) return NODES.numberNode(l);
+        if (value instanceof Short s) return NODES.numberNode(s);
+        if (value instanceof Byte b) return NODES.numberNode(b);
+        // NaN and infinities are not JSON numbers; spell them as strings rather than emit invalid JSON.
+        if (value instanceof Float f) return Float.isFinite(f) ? NODES.numberNode(f) : NODES.textNode(f.toString());
+        if (value instanceof Double d) return Double.isFinite(d) ? NODES.numberNode(d) : NODES.textNode(d.toString());
+        if (value instanceof Number n) return NODES.textNode(n.toString());
+        if (value instanceof TemporalAccessor t) return NODES.textNode(t.toString());
+        if (value instanceof byte[] bytes) return NODES.textNode(Base64.getEncoder().encodeToString(bytes));
+        if (value instanceof JsonNode node) return node;
+        if (value instanceof List<?> list) {
+            ArrayNode out = array();
+            list.forEach(item -> out.add(value(item)));
+            return out;
+        }
+        if (value instanceof Map<?, ?> map) {
+            ObjectNode out = object();
+            map.forEach((k, v) -> out.set(String.valueOf(k), value(v)));
+            return out;
+        }
+        return NODES.textNode(value.toString());
+    }
+
+    /** A result row as an object keyed by column name, in column order. */
+    public static ObjectNode row(List<String> columns, List<Object> cells) {
+        ObjectNode out = object();
+        for (int i = 0; i < columns.size(); i++) {
+            out.set(columns.get(i), value(i < cells.size() ? cells.get(i) : null));
+        }
+        return out;
+    }
+
+    public static byte[] bytes(JsonNode node) {
+        try {
+            return MAPPER.writeValueAsBytes(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a JSON tree failed to serialize", e);
+        }
+    }
+
+    public static String text(JsonNode node) {
+        return new String(bytes(node), StandardCharsets.UTF_8);
+    }
+
+    public static String pretty(JsonNode node) {
+        try {
+            return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a JSON tree failed to serialize", e);
+        }
+    }
+
+    /**
+     * Parses a JSON document given by a caller ({@code what} names it in errors: "request body", "--params").
+     * Malformed JSON is a {@link ParseError} carrying Jackson's line and column.
+     */
+    public static JsonNode parse(byte[] bytes, String what) {
+        try {
+            JsonNode node = MAPPER.readTree(bytes);
+            if (node == null || node.isMissingNode()) {
+                throw new BadRequest(what + " is empty; expected a JSON object");
+            }
+            return node;
+        } catch (JsonProcessingException e) {
+            int line = e.getLocation() == null ? 0 : e.getLocation().getLineNr();
+            int column = e.getLocation() == null ? 0 : e.getLocation().getColumnNr();
+            throw new ParseError(what, Math.max(line, 1), Math.max(column, 1), "", "malformed JSON: " + e.getOriginalMessage());
+        } catch (java.io.IOException e) {
+            throw new BadRequest(what + " could not be read: " + e.getMessage());
+        }
+    }
+
+    public static JsonNode parse(String text, String what) {
+        return parse(text.getBytes(StandardCharsets.UTF_8), what);
+    }
+
+    /** Query parameters as the engine's binder expects them: a map of plain Java values, as Jackson reads JSON. */
+    public static Map<String, Object> params(JsonNode node, String what) {
+        if (node == null || node.isNull() || node.isMissingNode()) return Map.of();
+        if (!node.isObject()) throw new BadRequest(what + " must be a JSON object of parameter values");
+        return MAPPER.convertValue(node, MAP);
+    }
+}

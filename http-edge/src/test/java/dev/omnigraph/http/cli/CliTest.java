@@ -1,0 +1,250 @@
+package dev.omnigraph.http.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.omnigraph.engine.StorageServices;
+import dev.omnigraph.http.testing.HttpFixture;
+import dev.omnigraph.http.wire.Json;
+import dev.omnigraph.storage.testing.StorageFixture;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
+
+/** The verbs end to end, in-process, on real graphs in a temp dir, with their output and exit codes. */
+class CliTest {
+    @TempDir
+    Path dir;
+    StorageServices services;
+    Path schema;
+    Path queries;
+    Path data;
+    Path root;
+
+    record Run(int code, String out, String err) {
+        JsonNode json() {
+            return Json.parse(out, "stdout");
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + code + "\nstdout: " + out + "\nstderr: " + err;
+        }
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
+        schema = Files.writeString(dir.resolve("social.pg"), HttpFixture.SCHEMA);
+        queries = Files.writeString(dir.resolve("social.gq"), HttpFixture.QUERIES);
+        data = Files.writeString(dir.resolve("people.jsonl"), HttpFixture.PEOPLE);
+        root = dir.resolve("graph");
+    }
+
+    @AfterEach
+    void tearDown() {
+        services.tables().close();
+    }
+
+    Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = OmnigraphCli.run(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), services, args);
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    Run ok(String... args) {
+        Run run = run(args);
+        assertThat(run.code()).as(run.toString()).isZero();
+        return run;
+    }
+
+    void initAndLoad() {
+        ok("init", "--schema", schema.toString(), root.toString());
+        ok("load", root.toString(), "--data", data.toString(), "--mode", "append");
+    }
+
+    @Test
+    void initLoadSnapshotAndCommits() {
+        Run init = ok("init", "--schema", schema.toString(), root.toString());
+        assertThat(init.out()).contains("initialized graph at").contains("2 node type(s), 2 edge type(s)");
+        Run again = run("init", "--schema", schema.toString(), root.toString());
+        assertThat(again.code()).isEqualTo(1);
+        assertThat(again.err()).startsWith("error[conflict]: ").contains("already exists");
+
+        Run load = ok("load", root.toString(), "--data", data.toString(), "--mode", "append", "--as", "act-cli", "--json");
+        JsonNode loaded = load.json();
+        assertThat(loaded.path("total_entities").asInt()).isEqualTo(5);
+        assertThat(loaded.path("commit").path("actor_id").asText()).isEqualTo("act-cli");
+        String commit = loaded.path("commit").path("graph_commit_id").asText();
+
+        Run human = ok("load", root.toString(), "--data", data.toString(), "--mode", "merge");
+        assertThat(human.out()).startsWith("loaded 3 node(s) and 2 edge(s) into main (merge): commit ");
+
+        Run snapshot = ok("snapshot", root.toString());
+        assertThat(snapshot.out()).contains("branch main").contains("Person").contains("entities");
+        JsonNode snap = ok("snapshot", root.toString(), "--json").json();
+        assertThat(snap.path("datasets")).hasSize(4);
+
+        JsonNode list = ok("commit", "list", root.toString(), "--json").json();
+        assertThat(list.path("commits")).hasSize(3);
+        assertThat(list.path("commits").get(1).path("graph_commit_id").asText()).isEqualTo(commit);
+        Run lines = ok("commit", "list", root.toString());
+        assertThat(lines.out().lines()).hasSize(3);
+        assertThat(lines.out().lines().skip(1).findFirst().orElseThrow()).startsWith(commit).contains("load:append")
+                .contains("by act-cli");
+
+        Run show = ok("commit", "show", root.toString(), commit);
+        assertThat(show.out()).contains("commit    " + commit).contains("actor     act-cli").contains("node:Person");
+        assertThat(ok("commit", "show", root.toString(), commit, "--json").json().path("graph_commit_id").asText()).isEqualTo(commit);
+
+        assertThat(ok("recovery", "list", root.toString()).out()).contains("no recoveries recorded");
+        assertThat(ok("recovery", "list", root.toString(), "--json").json().path("recoveries")).isEmpty();
+    }
+
+    @Test
+    void errorsPrintOneLineWithTheirCodeAndExitOne() throws Exception {
+        Path bad = Files.writeString(dir.resolve("bad.pg"), "node Person {\n  name: Strin @key\n}\n");
+        Run parse = run("init", "--schema", bad.toString(), root.toString());
+        assertThat(parse.code()).isEqualTo(1);
+        assertThat(parse.err()).startsWith("error[parse_error]: schema:2:");
+        assertThat(parse.err().lines()).hasSize(1);
+
+        Run usage = run("init", root.toString());
+        assertThat(usage.code()).isEqualTo(1);
+        assertThat(usage.err()).startsWith("error[usage]: ").contains("--schema");
+
+        Run missing = run("snapshot", dir.resolve("nowhere").toString());
+        assertThat(missing.code()).isEqualTo(1);
+        assertThat(missing.err()).startsWith("error[not_found]: ");
+
+        initAndLoad();
+        Run mode = run("load", root.toString(), "--data", data.toString(), "--mode", "upsert");
+        assertThat(mode.err()).startsWith("error[bad_request]: unknown load mode");
+        Run conflict = run("load", root.toString(), "--data", data.toString(), "--mode", "append", "--json");
+        assertThat(conflict.code()).isEqualTo(1);
+        assertThat(conflict.err()).startsWith("error[key_conflict]: ");
+        assertThat(conflict.json().path("key_conflict").path("type_name").asText()).isIn("Person", "Company", "Knows", "WorksAt");
+
+        Run readAsWrite = run("query", "addPerson", root.toString(), "--query", queries.toString());
+        assertThat(readAsWrite.code()).isEqualTo(1);
+        assertThat(readAsWrite.err()).contains("is a mutation");
+    }
+
+    @Test
+    void mutateAndTheLostPreconditionExitsFour() {
+        initAndLoad();
+        JsonNode head = ok("snapshot", root.toString(), "--json").json();
+        String expected = head.path("graph_commit_id").asText();
+
+        Run human = ok("mutate", "addPerson", root.toString(), "--query", queries.toString(), "--params", "{\"name\":\"Cy\",\"age\":20}");
+        assertThat(human.out()).startsWith("addPerson on main: 1 node(s), 0 edge(s) affected; commit ");
+
+        Run lost = run("mutate", "setAge", root.toString(), "--query", queries.toString(),
+                "--params", "{\"name\":\"Ada\",\"age\":50}", "--if-commit", expected, "--json");
+        assertThat(lost.code()).as(lost.toString()).isEqualTo(OmnigraphCli.LOST_PRECONDITION);
+        assertThat(lost.err()).startsWith("error[precondition_failure]: ");
+        assertThat(lost.json().path("precondition_failure").path("expected").asText()).isEqualTo(expected);
+
+        String current = ok("snapshot", root.toString(), "--json").json().path("graph_commit_id").asText();
+        Path params = dir.resolve("params.json");
+        try {
+            Files.writeString(params, "{\"name\":\"Ada\",\"age\":50}");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        JsonNode won = ok("mutate", "setAge", root.toString(), "-e", HttpFixture.QUERIES, "--params-file", params.toString(),
+                "--if-commit", current, "--as", "act-cli", "--json").json();
+        assertThat(won.path("commit").path("parent_commit_id").asText()).isEqualTo(current);
+        assertThat(won.path("actor_id").asText()).isEqualTo("act-cli");
+
+        JsonNode noop = ok("mutate", "setAge", root.toString(), "-e", HttpFixture.QUERIES,
+                "--params", "{\"name\":\"Nobody\",\"age\":1}", "--json").json();
+        assertThat(noop.path("commit").isNull()).isTrue();
+    }
+
+    @Test
+    void serveAnswersUntilInterrupted() throws Exception {
+        ok("init", "--schema", schema.toString(), root.toString());
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        AtomicInteger code = new AtomicInteger(-1);
+        Thread serving = new Thread(() -> code.set(OmnigraphCli.run(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(new ByteArrayOutputStream(), true), services, "serve", root.toString(), "--port", "0")));
+        serving.start();
+        Pattern url = Pattern.compile("at (http://127\\.0\\.0\\.1:\\d+)");
+        Matcher matcher = url.matcher("");
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!(matcher = url.matcher(out.toString(StandardCharsets.UTF_8))).find() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("auth: off").contains("curl");
+        String base = matcher.group(1);
+        String snapshot = HttpClient.newConnection().baseUrl(base).get().uri("/snapshot")
+                .responseSingle((r, b) -> b.asString()).block(Duration.ofSeconds(30));
+        assertThat(Json.parse(snapshot, "snapshot").path("graph_branch").asText()).isEqualTo("main");
+        serving.interrupt();
+        serving.join(Duration.ofSeconds(60).toMillis());
+        assertThat(serving.isAlive()).isFalse();
+        assertThat(code.get()).isZero();
+        Mono<Integer> after = HttpClient.newConnection().baseUrl(base).get().uri("/healthz")
+                .responseSingle((r, b) -> Mono.just(r.status().code()));
+        assertThat(after.onErrorReturn(-1).block(Duration.ofSeconds(10))).isEqualTo(-1);
+    }
+
+    // ---- these need the engine's read queries and export ----------------------------------------------------
+
+    @Test
+    void queryInEveryFormat() {
+        initAndLoad();
+        Run table = ok("query", "people", root.toString(), "--query", queries.toString());
+        assertThat(table.out()).contains("Ada").contains("Bob").contains("(2 rows)");
+        assertThat(table.out().lines().findFirst().orElseThrow()).contains("name");
+
+        Run jsonl = ok("query", "people", root.toString(), "--query", queries.toString(), "--format", "jsonl");
+        assertThat(jsonl.out().lines()).hasSize(2);
+        assertThat(Json.parse(jsonl.out().lines().findFirst().orElseThrow(), "row").toString()).contains("Ada");
+
+        JsonNode json = ok("query", "people", root.toString(), "-e", HttpFixture.QUERIES, "--json").json();
+        assertThat(json.path("row_count").asInt()).isEqualTo(2);
+        assertThat(json.path("graph_commit_id").asText()).hasSize(26);
+
+        Run csv = ok("query", "people", root.toString(), "--query", queries.toString(), "--format", "csv");
+        assertThat(csv.out().lines()).hasSize(3);
+
+        String genesis = ok("commit", "list", root.toString(), "--json").json().path("commits").get(1).path("graph_commit_id").asText();
+        Run past = ok("query", "people", root.toString(), "--query", queries.toString(), "--snapshot", genesis);
+        assertThat(past.out()).contains("(0 rows)");
+    }
+
+    @Test
+    void exportWritesTheLoadFormat() {
+        initAndLoad();
+        Run all = ok("export", root.toString());
+        assertThat(all.out().lines()).hasSize(5);
+        Run people = ok("export", root.toString(), "--type", "Person");
+        assertThat(people.out().lines()).hasSize(2).allSatisfy(line -> assertThat(line).contains("\"Person\""));
+    }
+
+    @Test
+    void demoBuildsMutatesAndQueriesAndCanRunTwice() {
+        Path demo = dir.resolve("demo");
+        Run first = ok("demo", "--root", demo.toString());
+        assertThat(first.out()).contains("1. init").contains("2. load").contains("3. mutate").contains("4. query")
+                .contains("Ada").contains("Acme").contains("5. snapshot");
+        Run second = ok("demo", "--root", demo.toString());
+        assertThat(second.out()).contains("graph exists");
+    }
+}
