@@ -247,4 +247,36 @@ class CliTest {
         Run second = ok("demo", "--root", demo.toString());
         assertThat(second.out()).contains("graph exists");
     }
+
+    @Test
+    void failpointsAreListedByWriter() {
+        Run run = ok("failpoints");
+        assertThat(run.out().lines()).contains("# mutation", "# load", "# recovery", "mutation.after_arm",
+                "load.after_commit:<n>", "recovery.after_audit");
+    }
+
+    @Test
+    void repairPreviewsAndRestoresUntrackedDrift() throws Exception {
+        initAndLoad();
+        Run clean = ok("repair", root.toString());
+        assertThat(clean.out()).contains("no drift");
+
+        // A version written to a table outside any tracked write.
+        var graph = dev.omnigraph.engine.Omnigraph.open(services, root, dev.omnigraph.engine.OpenMode.READ_WRITE).block();
+        var table = graph.snapshot(dev.omnigraph.engine.ReadTarget.main()).block().table("node:Person").orElseThrow();
+        var ref = new dev.omnigraph.storage.TableRef(root.resolve(table.path()).toString(), table.lanceBranch());
+        var pinned = services.tables().open(ref, java.util.OptionalLong.of(table.version())).block();
+        java.util.Map<String, Object> stray = new java.util.HashMap<>();
+        stray.put("id", "Stray");
+        stray.put("name", "Stray");
+        services.tables().commitStaged(services.tables().stageAppend(pinned, java.util.List.of(stray), java.util.Map.of()).block()).block();
+
+        Run preview = run("repair", root.toString());
+        assertThat(preview.code()).as(preview.toString()).isEqualTo(OmnigraphCli.ERROR);
+        assertThat(preview.out()).contains("node:Person").contains("published " + table.version());
+        assertThat(preview.err()).contains("--confirm");
+        Run fixed = ok("repair", root.toString(), "--confirm");
+        assertThat(fixed.out()).contains("restored");
+        assertThat(ok("repair", root.toString()).out()).contains("no drift");
+    }
 }
