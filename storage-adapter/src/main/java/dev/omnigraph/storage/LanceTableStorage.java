@@ -7,6 +7,11 @@ import com.lancedb.lance.FragmentMetadata;
 import com.lancedb.lance.ReadOptions;
 import com.lancedb.lance.Transaction;
 import com.lancedb.lance.WriteParams;
+import com.lancedb.lance.compaction.Compaction;
+import com.lancedb.lance.compaction.CompactionOptions;
+import com.lancedb.lance.compaction.CompactionPlan;
+import com.lancedb.lance.compaction.CompactionTask;
+import com.lancedb.lance.compaction.RewriteResult;
 import com.lancedb.lance.ipc.LanceScanner;
 import com.lancedb.lance.ipc.ScanOptions;
 import com.lancedb.lance.operation.Append;
@@ -234,7 +239,7 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Mono<StagedHandle> stageRestore(TableRef ref, long toVersion) {
         return head(ref).flatMap(latest -> {
-            TableSnapshot at = new TableSnapshot(ref, latest, null, -1);
+            TableSnapshot at = new TableSnapshot(ref, latest, null, -1, -1);
             return stage("stageRestore", at, Map.of("omnigraph.writer", "restore"), (dataset, allocator) -> {
                 if (toVersion < 1 || toVersion > latest) {
                     throw new NotFound("version", Long.toString(toVersion), ref + " has no version " + toVersion
@@ -243,6 +248,23 @@ public final class LanceTableStorage implements TableStorage {
                 return Optional.of(Restore.builder().version(toVersion).build());
             });
         }).map(Optional::get);
+    }
+
+    @Override
+    public Mono<Optional<Long>> compact(TableRef ref) {
+        return withDataset("compact", ref, OptionalLong.empty(), (dataset, allocator) -> {
+            CompactionOptions options = CompactionOptions.builder().withMaterializeDeletionsThreshold(0.1f).build();
+            CompactionPlan plan = Compaction.planCompaction(dataset, options);
+            if (plan.getCompactionTasks().isEmpty()) {
+                return Optional.<Long>empty();
+            }
+            List<RewriteResult> rewritten = new ArrayList<>();
+            for (CompactionTask task : plan.getCompactionTasks()) {
+                rewritten.add(task.execute(dataset));
+            }
+            Compaction.commitCompaction(dataset, rewritten, options); // moves this dataset object to the new version
+            return Optional.of(dataset.version());
+        });
     }
 
     @Override
@@ -400,7 +422,7 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     private TableSnapshot snapshotOf(TableRef ref, Dataset dataset) {
-        return new TableSnapshot(ref, dataset.version(), dataset.getSchema(), dataset.countRows());
+        return new TableSnapshot(ref, dataset.version(), dataset.getSchema(), dataset.countRows(), dataset.getFragments().size());
     }
 
     private static CommittedVersion committedVersion(Dataset committed) {

@@ -78,6 +78,16 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
      */
     Mono<StagedHandle> stageRestore(TableRef ref, long toVersion);
 
+    /**
+     * Rewrites {@code ref}'s small fragments into few large ones (and drops deleted rows), keeping the data and
+     * every older version readable; emits the new version, or empty when there was nothing to compact. Lance
+     * cannot stage this: it commits reserve-fragment versions and then a rewrite. It conflicts with a concurrent
+     * delete/update of the same fragments, so callers hold the table's gates; a conflict lands nothing.
+     */
+    default Mono<Optional<Long>> compact(TableRef ref) {
+        return Mono.just(Optional.empty());
+    }
+
     /** Creates Lance branch {@code name} at {@code fromVersion} of {@code from} (main or another branch). */
     Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name);
 

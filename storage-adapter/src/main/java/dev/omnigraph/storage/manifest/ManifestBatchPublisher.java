@@ -22,6 +22,9 @@ import reactor.core.publisher.Mono;
  */
 public final class ManifestBatchPublisher {
     public static final int PUBLISHER_RETRY_BUDGET = 5;
+    /** Manifest fragments that trigger a compaction after a publish. */
+    public static final int COMPACT_AT_FRAGMENTS = 32;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ManifestBatchPublisher.class);
 
     private final ManifestStore store;
 
@@ -39,7 +42,9 @@ public final class ManifestBatchPublisher {
                 .flatMap(loaded -> {
                     ManifestState state = loaded.getT1();
                     GraphCommit commit = plan(request, state, loaded.getT2());
-                    return store.commitRows(state.manifest(), rows(request, state, commit), commit.id()).thenReturn(commit);
+                    return store.commitRows(state.manifest(), rows(request, state, commit), commit.id())
+                            .then(compactIfFragmented(request.branch(), state))
+                            .thenReturn(commit);
                 })
                 .onErrorResume(CommitConflict.class, contention -> {
                     if (retries >= PUBLISHER_RETRY_BUDGET) {
@@ -48,6 +53,23 @@ public final class ManifestBatchPublisher {
                                 "continuous contention from concurrent writers"));
                     }
                     return attempt(request, retries + 1);
+                });
+    }
+
+    /**
+     * Every publish adds a fragment to {@code __manifest}, and reading the manifest costs one pass over its
+     * fragments, so past {@link #COMPACT_AT_FRAGMENTS} the publisher folds them back into one. Best effort: the
+     * commit has landed; a failed compaction is logged and retried by a later publish.
+     */
+    private Mono<Void> compactIfFragmented(String branch, ManifestState state) {
+        if (state.manifest().fragmentCount() + 1 < COMPACT_AT_FRAGMENTS) {
+            return Mono.empty();
+        }
+        return store.tables().compact(store.ref(branch)).then()
+                .onErrorResume(failure -> {
+                    LOG.warn("compacting {} on branch {} failed; a later publish retries: {}", store.manifestPath(),
+                            branch, failure.toString());
+                    return Mono.empty();
                 });
     }
 

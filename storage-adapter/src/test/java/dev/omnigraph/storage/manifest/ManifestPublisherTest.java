@@ -192,4 +192,19 @@ class ManifestPublisherTest {
         assertThatThrownBy(() -> nowhere.load("main").block()).isInstanceOf(NotFound.class).hasMessageContaining("run init");
         assertThat(tables.open(store.ref("main"), OptionalLong.empty()).block().rowCount()).isEqualTo(5);
     }
+
+    @Test
+    void theManifestIsCompactedAsPublishesAccumulateAndTimeTravelStillWorks() {
+        GraphCommit previous = genesis;
+        for (int i = 0; i < ManifestBatchPublisher.COMPACT_AT_FRAGMENTS + 5; i++) {
+            previous = publisher.publish(move("main", ExpectedHead.exactly(previous.id()), PERSON, 2 + i, 3 + i)).block();
+        }
+        var latest = tables.open(store.ref("main"), OptionalLong.empty()).block();
+        assertThat(latest.fragmentCount()).isLessThan(ManifestBatchPublisher.COMPACT_AT_FRAGMENTS);
+        ManifestState state = store.load("main").block();
+        assertThat(state.head()).contains(previous.id());
+        assertThat(state.table("node:Person").orElseThrow().version()).isEqualTo(previous.deltas().get(0).toVersion());
+        assertThat(store.commits("main").collectList().block()).hasSize(ManifestBatchPublisher.COMPACT_AT_FRAGMENTS + 6);
+        assertThat(store.loadAt("main", genesis.manifestVersion()).block().table("node:Person")).contains(PERSON);
+    }
 }
