@@ -221,9 +221,13 @@ public final class SidecarRecovery {
                     .map(pin -> new TableOutcome(pin.tableKey(), pin.expectedVersion(), pin.expectedVersion())).toList();
             return finalizeBack(sidecar, Optional.empty(), untouched);
         }
+        List<StagedHandle> allStaged = new java.util.concurrent.CopyOnWriteArrayList<>();
         return Flux.fromIterable(toRestore)
-                .concatMap(pin -> tables.stageRestore(ref(pin), pin.expectedVersion()).map(handle -> Map.entry(pin, handle)))
+                .concatMap(pin -> tables.stageRestore(ref(pin), pin.expectedVersion())
+                        .doOnNext(allStaged::add)
+                        .map(handle -> Map.entry(pin, handle)))
                 .collectList()
+                .onErrorResume(error -> Flux.fromIterable(allStaged).concatMap(tables::discard).then(Mono.error(error)))
                 .flatMap(staged -> recordPlan(sidecar, staged)
                         .then(commitRestores(staged))
                         .flatMap(landed -> countRestored(restored).map(already -> {

@@ -251,7 +251,7 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<Optional<Long>> compact(TableRef ref) {
+    public Mono<Optional<Long>> compactFragments(TableRef ref) {
         return withDataset("compact", ref, OptionalLong.empty(), (dataset, allocator) -> {
             CompactionOptions options = CompactionOptions.builder().withMaterializeDeletionsThreshold(0.1f).build();
             CompactionPlan plan = Compaction.planCompaction(dataset, options);

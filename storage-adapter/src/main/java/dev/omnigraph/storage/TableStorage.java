@@ -84,7 +84,7 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
      * cannot stage this: it commits reserve-fragment versions and then a rewrite. It conflicts with a concurrent
      * delete/update of the same fragments, so callers hold the table's gates; a conflict lands nothing.
      */
-    default Mono<Optional<Long>> compact(TableRef ref) {
+    default Mono<Optional<Long>> compactFragments(TableRef ref) {
         return Mono.just(Optional.empty());
     }
 

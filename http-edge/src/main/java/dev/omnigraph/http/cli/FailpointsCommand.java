@@ -16,8 +16,17 @@ final class FailpointsCommand implements Callable<Integer> {
     @ParentCommand
     OmnigraphCli cli;
 
+    @picocli.CommandLine.Option(names = "--json", description = "Print {writer: [names]} as JSON.")
+    boolean json;
+
     @Override
     public Integer call() {
+        if (json) {
+            var report = dev.omnigraph.http.wire.Json.object();
+            FailpointCatalog.byWriter().forEach((writer, names) -> names.forEach(report.putArray(writer)::add));
+            cli.out.println(dev.omnigraph.http.wire.Json.text(report));
+            return OmnigraphCli.OK;
+        }
         for (Map.Entry<String, List<String>> writer : FailpointCatalog.byWriter().entrySet()) {
             cli.out.println("# " + writer.getKey());
             writer.getValue().forEach(cli.out::println);

@@ -17,8 +17,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-/** {@code omnigraph load <root> --data f.jsonl --mode append|merge|overwrite}: one file, one commit. */
-@Command(name = "load", description = "Load an NDJSON file into a branch as one commit.")
+/**
+ * {@code omnigraph load <root> --data f.jsonl --mode append|merge|overwrite}: one file, one commit — or, with
+ * {@code --chunk-size N}, consecutive commits of N lines each (for files past the per-commit limits), each reported.
+ */
+@Command(name = "load", description = "Load an NDJSON file into a branch as one commit (or one commit per --chunk-size lines).")
 final class LoadCommand implements Callable<Integer> {
     @ParentCommand
     OmnigraphCli cli;
@@ -38,8 +41,12 @@ final class LoadCommand implements Callable<Integer> {
     @Option(names = "--as", paramLabel = "<actor>", description = "Actor recorded on the commit.")
     String actor;
 
-    @Option(names = "--json", description = "Print the load result as JSON.")
+    @Option(names = "--json", description = "Print the load result as JSON (one object per commit with --chunk-size).")
     boolean json;
+
+    @Option(names = "--chunk-size", paramLabel = "<lines>", description = "Split the file into consecutive commits of at "
+            + "most this many lines (nodes should come before the edges that reference them).")
+    Integer chunkSize;
 
     @Override
     public Integer call() {
@@ -49,15 +56,71 @@ final class LoadCommand implements Callable<Integer> {
         }
         Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
         LoadOptions options = actor == null ? LoadOptions.DEFAULT : LoadOptions.DEFAULT.actor(actor);
+        if (chunkSize != null) {
+            return loadInChunks(graph, loadMode, options);
+        }
         WriteOutcome outcome = graph.load(branch, loadMode, data, options).block();
+        report(graph, loadMode, outcome, "");
+        return OmnigraphCli.OK;
+    }
+
+    /** Reads the file lazily and loads every {@code chunkSize} lines as one commit; stops at the first failure. */
+    private Integer loadInChunks(Omnigraph graph, LoadMode loadMode, LoadOptions options) {
+        if (chunkSize < 1) {
+            throw new dev.omnigraph.storage.error.BadRequest("--chunk-size must be at least 1, got " + chunkSize);
+        }
+        if (loadMode == LoadMode.OVERWRITE) {
+            throw new dev.omnigraph.storage.error.BadRequest("--chunk-size cannot split an overwrite: each chunk would "
+                    + "replace the previous one; load it whole (overwrite has no entity cap)");
+        }
+        boolean tty = System.console() != null && !json;
+        int chunk = 0;
+        long lines = 0;
+        try (java.io.BufferedReader reader = java.nio.file.Files.newBufferedReader(data, java.nio.charset.StandardCharsets.UTF_8)) {
+            java.util.List<String> pending = new java.util.ArrayList<>(chunkSize);
+            String line;
+            while (true) {
+                line = reader.readLine();
+                if (line != null) {
+                    pending.add(line);
+                    lines++;
+                }
+                if (pending.size() == chunkSize || (line == null && !pending.isEmpty())) {
+                    chunk++;
+                    byte[] bytes = (String.join("\n", pending) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    WriteOutcome outcome = graph.load(branch, loadMode,
+                            reactor.core.publisher.Flux.just(java.nio.ByteBuffer.wrap(bytes)), options).block();
+                    if (tty) {
+                        cli.err.print("\rchunk " + chunk + ": " + lines + " line(s) loaded");
+                        cli.err.flush();
+                    }
+                    report(graph, loadMode, outcome, "chunk " + chunk + " (lines " + (lines - pending.size() + 1) + "-" + lines + "): ");
+                    pending.clear();
+                }
+                if (line == null) {
+                    break;
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new dev.omnigraph.storage.error.StorageFault("reading " + data + " failed: " + e.getMessage(), e);
+        }
+        if (tty) {
+            cli.err.println();
+        }
+        if (!json) {
+            cli.out.println("loaded " + lines + " line(s) in " + chunk + " commit(s)");
+        }
+        return OmnigraphCli.OK;
+    }
+
+    private void report(Omnigraph graph, LoadMode loadMode, WriteOutcome outcome, String prefix) {
         if (json) {
             cli.out.println(Json.text(Shapes.load(branch, Optional.empty(), loadMode, outcome, Optional.ofNullable(actor),
                     Optional.of(graph.root().toUri().toString()))));
         } else {
-            cli.out.println("loaded " + outcome.affectedNodes() + " node(s) and " + outcome.affectedEdges()
+            cli.out.println(prefix + "loaded " + outcome.affectedNodes() + " node(s) and " + outcome.affectedEdges()
                     + " edge(s) into " + branch + " (" + loadMode.name().toLowerCase(Locale.ROOT) + "): "
                     + outcome.commit().map(GraphCommit::id).map(id -> "commit " + id).orElse("nothing changed"));
         }
-        return OmnigraphCli.OK;
     }
 }

@@ -21,7 +21,7 @@ import reactor.core.Exceptions;
         description = "OmniGraph/J: a typed property graph on Lance datasets, with branches and commits.",
         subcommands = {InitCommand.class, LoadCommand.class, QueryCommand.class, MutateCommand.class,
                 SnapshotCommand.class, CommitCommand.class, ExportCommand.class, RecoveryCommand.class, RepairCommand.class,
-                FailpointsCommand.class, ServeCommand.class,
+                FailpointsCommand.class, CheckCommand.class, ServeCommand.class,
                 DemoCommand.class})
 public final class OmnigraphCli {
     public static final int OK = 0;

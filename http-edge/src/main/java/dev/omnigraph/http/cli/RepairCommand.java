@@ -27,19 +27,30 @@ final class RepairCommand implements Callable<Integer> {
     @Option(names = "--confirm", description = "Restore drifted tables to their pins and publish.")
     boolean confirm;
 
+    @Option(names = "--json", description = "Print {drift:[{branch, table_key, published_version, head_version, restored}]}.")
+    boolean json;
+
     @Override
     public Integer call() {
         Omnigraph graph = Cli.open(cli, root, confirm ? OpenMode.READ_WRITE : OpenMode.READ_ONLY);
         List<Repair.Drift> drifts = graph.repair(confirm).block();
+        boolean remaining = drifts.stream().anyMatch(drift -> !drift.restored());
+        if (json) {
+            var report = dev.omnigraph.http.wire.Json.object();
+            var list = report.putArray("drift");
+            drifts.forEach(drift -> list.addObject().put("branch", drift.branch()).put("table_key", drift.tableKey())
+                    .put("published_version", drift.published()).put("head_version", drift.head())
+                    .put("restored", drift.restored()));
+            cli.out.println(dev.omnigraph.http.wire.Json.text(report));
+            return remaining ? OmnigraphCli.ERROR : OmnigraphCli.OK;
+        }
         if (drifts.isEmpty()) {
             cli.out.println("no drift: every table's HEAD is its published pin");
             return OmnigraphCli.OK;
         }
-        boolean remaining = false;
         for (Repair.Drift drift : drifts) {
             cli.out.println(drift.branch() + "  " + drift.tableKey() + "  published " + drift.published() + "  HEAD "
                     + drift.head() + (drift.restored() ? "  restored" : ""));
-            remaining |= !drift.restored();
         }
         if (remaining && !confirm) {
             cli.err.println("run again with --confirm to restore these tables to their published pins");

@@ -22,9 +22,19 @@ final class ServeCommand implements Callable<Integer> {
     @ParentCommand
     OmnigraphCli cli;
 
-    @Parameters(index = "0", paramLabel = "<dir-or-root>",
+    @Parameters(index = "0", arity = "0..1", paramLabel = "<dir-or-root>",
             description = "A graph root (served at / and /graphs/<name>/) or a directory of graph roots.")
     Path root;
+
+    @Option(names = "--root", paramLabel = "<dir>", description = "A directory of graph roots, each served at /graphs/<name>/.")
+    Path directory;
+
+    @Option(names = "--graph", paramLabel = "<root>", description = "One graph root, served at / and at /graphs/<name>/.")
+    Path graph;
+
+    @Option(names = "--bind", paramLabel = "<host:port>", description = "Address and port to bind, e.g. 127.0.0.1:8080 "
+            + "(overrides --host and --port).")
+    String bind;
 
     @Option(names = "--host", defaultValue = OmnigraphServer.LOOPBACK,
             description = "Address to bind (default: ${DEFAULT-VALUE}; other hosts need tokens).")
@@ -48,9 +58,31 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() {
         BearerTokens tokens = tokensFile != null ? BearerTokens.fromFile(tokensFile)
                 : BearerTokens.fromEnvironment(System.getenv(BearerTokens.ENV));
-        OmnigraphServer.Config config = new OmnigraphServer.Config(root, host, port, tokens,
+        Path served = servedPath();
+        if (bind != null) {
+            int colon = bind.lastIndexOf(':');
+            if (colon <= 0 || colon == bind.length() - 1) {
+                throw new dev.omnigraph.storage.error.BadRequest("--bind takes host:port, got '" + bind + "'");
+            }
+            host = bind.substring(0, colon);
+            try {
+                port = Integer.parseInt(bind.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new dev.omnigraph.storage.error.BadRequest("--bind port must be a number, got '" + bind + "'");
+            }
+        }
+        OmnigraphServer.Config config = new OmnigraphServer.Config(served, host, port, tokens,
                 ServerLimits.DEFAULT.withShutdownGrace(Duration.ofSeconds(graceSeconds)));
         return serve(cli.services(), config, cli.out, json);
+    }
+
+    /** Exactly one of the positional path, --root and --graph names what to serve. */
+    private Path servedPath() {
+        java.util.List<Path> given = java.util.stream.Stream.of(root, directory, graph).filter(java.util.Objects::nonNull).toList();
+        if (given.size() != 1) {
+            throw new dev.omnigraph.storage.error.BadRequest("serve needs exactly one of <dir-or-root>, --root <dir> or --graph <root>");
+        }
+        return given.get(0);
     }
 
     /** Starts the server, prints where it listens, and blocks this (main) thread until shutdown or interruption. */

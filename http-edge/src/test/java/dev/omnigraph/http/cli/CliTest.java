@@ -279,4 +279,51 @@ class CliTest {
         assertThat(fixed.out()).contains("restored");
         assertThat(ok("repair", root.toString()).out()).contains("no drift");
     }
+
+    @Test
+    void checkTypeChecksEveryQueryWithoutAGraph() throws Exception {
+        Run good = ok("check", "--schema", schema.toString(), "--query", queries.toString());
+        assertThat(good.out()).contains("ok     addPerson").contains("ok: schema with 4 table(s)");
+        Path broken = Files.writeString(dir.resolve("broken.gq"), HttpFixture.QUERIES
+                + "\nquery bad() { match { $p: Persn } return { $p } }\n");
+        Run bad = run("check", "--schema", schema.toString(), "--query", broken.toString(), "--json");
+        assertThat(bad.code()).as(bad.toString()).isEqualTo(OmnigraphCli.ERROR);
+        assertThat(bad.out()).contains("\"name\":\"bad\"").contains("\"ok\":false").contains("T1");
+        Path badSchema = Files.writeString(dir.resolve("bad.pg"), "node A { x: Nope }");
+        Run invalid = run("check", "--schema", badSchema.toString());
+        assertThat(invalid.code()).isEqualTo(OmnigraphCli.ERROR);
+        assertThat(invalid.err()).contains("error[parse_error]");
+        assertThat(root).doesNotExist();
+    }
+
+    @Test
+    void aHundredThousandLineLoadAsOneOverwriteAndAsChunkedMerges() throws Exception {
+        Path big = dir.resolve("big.jsonl");
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i < 60_000; i++) {
+            lines.append("{\"type\":\"Person\",\"data\":{\"name\":\"p").append(i).append("\",\"age\":")
+                    .append(i % 90).append("}}\n");
+        }
+        for (int i = 0; i < 40_000; i++) {
+            lines.append("{\"edge\":\"Knows\",\"from\":\"p").append(i).append("\",\"to\":\"p").append(i + 1)
+                    .append("\",\"data\":{\"id\":\"k").append(i).append("\"}}\n");
+        }
+        Files.writeString(big, lines);
+
+        ok("init", "--schema", schema.toString(), root.toString());
+        Run overwrite = ok("load", root.toString(), "--data", big.toString(), "--mode", "overwrite");
+        assertThat(overwrite.out()).contains("60000 node(s) and 40000 edge(s)");
+        assertThat(ok("snapshot", root.toString()).out()).containsPattern("Person\\s+\\d+\\s+60000")
+                .containsPattern("Knows\\s+\\d+\\s+40000");
+
+        Path chunked = dir.resolve("chunked");
+        ok("init", "--schema", schema.toString(), chunked.toString());
+        Run merged = ok("load", chunked.toString(), "--data", big.toString(), "--mode", "merge", "--chunk-size", "8192");
+        assertThat(merged.out()).contains("loaded 100000 line(s) in 13 commit(s)").contains("chunk 13 (lines 98305-100000)");
+        assertThat(ok("snapshot", chunked.toString()).out()).containsPattern("Person\\s+\\d+\\s+60000")
+                .containsPattern("Knows\\s+\\d+\\s+40000");
+        assertThat(ok("commit", "list", chunked.toString()).out().lines().filter(l -> l.contains("load:merge"))).hasSize(13);
+        Run refused = run("load", chunked.toString(), "--data", big.toString(), "--mode", "overwrite", "--chunk-size", "10");
+        assertThat(refused.code()).isEqualTo(OmnigraphCli.ERROR);
+    }
 }

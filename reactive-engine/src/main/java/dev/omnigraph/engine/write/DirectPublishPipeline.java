@@ -121,10 +121,25 @@ public final class DirectPublishPipeline {
                         .flatMap(outcome -> discardAll(effects).thenReturn(outcome)));
     }
 
+    /** Tables staged at once: fragment writes of different tables are independent (OMNIGRAPH_LOAD_CONCURRENCY). */
+    static final int STAGING_CONCURRENCY = stagingConcurrency();
+
+    private static int stagingConcurrency() {
+        String value = System.getenv("OMNIGRAPH_LOAD_CONCURRENCY");
+        try {
+            return value == null || value.isBlank() ? 4 : Math.max(1, Integer.parseInt(value.trim()));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("OMNIGRAPH_LOAD_CONCURRENCY must be a positive integer, got '" + value + "'");
+        }
+    }
+
     private Mono<List<StagedEffect>> stageAll(WriteToken token, ChangeSet changes) {
         Optional<String> lanceBranch = GraphBranches.lanceRef(token.branch());
+        // Every handle is remembered as soon as it exists, so a failure staging another table cannot leak it.
+        List<StagedEffect> staged = java.util.Collections.synchronizedList(new ArrayList<>());
+        // flatMapSequential keeps table order (the commit order) while staging tables concurrently.
         return Flux.fromIterable(changes.changes())
-                .concatMap(change -> {
+                .flatMapSequential(change -> {
                     if (!change.pin().lanceBranch().equals(lanceBranch)) {
                         return Mono.error(new BadRequest("writing " + change.tableKey() + " on branch " + token.branch()
                                 + " needs a first-touch fork of the table, which this build does not do yet"));
@@ -132,9 +147,11 @@ public final class DirectPublishPipeline {
                     TableRef ref = ctx.ref(change.pin());
                     return ctx.tables().open(ref, OptionalLong.of(change.pin().version()))
                             .flatMap(snapshot -> stage(snapshot, change))
-                            .map(handle -> new StagedEffect(change, handle));
-                })
-                .collectList();
+                            .map(handle -> new StagedEffect(change, handle))
+                            .doOnNext(staged::add);
+                }, STAGING_CONCURRENCY)
+                .collectList()
+                .onErrorResume(error -> Mono.defer(() -> discardAll(List.copyOf(staged))).then(Mono.error(error)));
     }
 
     private Mono<StagedHandle> stage(dev.omnigraph.storage.TableSnapshot snapshot, TableChange change) {

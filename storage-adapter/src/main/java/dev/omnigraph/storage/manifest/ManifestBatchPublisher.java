@@ -65,7 +65,7 @@ public final class ManifestBatchPublisher {
         if (state.manifest().fragmentCount() + 1 < COMPACT_AT_FRAGMENTS) {
             return Mono.empty();
         }
-        return store.tables().compact(store.ref(branch)).then()
+        return store.tables().compactFragments(store.ref(branch)).then()
                 .onErrorResume(failure -> {
                     LOG.warn("compacting {} on branch {} failed; a later publish retries: {}", store.manifestPath(),
                             branch, failure.toString());
