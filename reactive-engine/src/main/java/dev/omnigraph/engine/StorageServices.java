@@ -6,16 +6,30 @@ import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.StorageScheduler;
 import dev.omnigraph.storage.TableStorage;
 import java.nio.file.Path;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
 
 /**
  * The storage plumbing graphs share in one process: the bounded storage scheduler and the Lance table seam.
  * {@link #shared()} is a lazily created process-wide instance; embedders and tests may build their own and
- * close it when every graph using it is closed.
+ * close it when every graph using it is closed. {@code objectStores} wraps every {@link ObjectStore} this
+ * instance hands out (identity by default); benchmarks use it to count object-store calls.
  */
-public record StorageServices(StorageScheduler scheduler, TableStorage tables) implements AutoCloseable {
+public record StorageServices(StorageScheduler scheduler, TableStorage tables, UnaryOperator<ObjectStore> objectStores)
+        implements AutoCloseable {
 
     private static final class Shared {
         static final StorageServices INSTANCE = create();
+    }
+
+    public StorageServices {
+        Objects.requireNonNull(scheduler, "scheduler");
+        Objects.requireNonNull(tables, "tables");
+        Objects.requireNonNull(objectStores, "objectStores");
+    }
+
+    public StorageServices(StorageScheduler scheduler, TableStorage tables) {
+        this(scheduler, tables, UnaryOperator.identity());
     }
 
     public static StorageServices create() {
@@ -28,8 +42,13 @@ public record StorageServices(StorageScheduler scheduler, TableStorage tables) i
         return Shared.INSTANCE;
     }
 
+    /** The same scheduler and tables, with every object store wrapped by {@code decorator}. */
+    public StorageServices withObjectStores(UnaryOperator<ObjectStore> decorator) {
+        return new StorageServices(scheduler, tables, decorator);
+    }
+
     public ObjectStore objectStore(Path root) {
-        return new LocalObjectStore(root, scheduler);
+        return objectStores.apply(new LocalObjectStore(root, scheduler));
     }
 
     @Override

@@ -18,7 +18,7 @@ import reactor.core.publisher.Mono;
  * <p>Every call runs its Lance work on the {@link StorageScheduler}. Rows are on-heap maps (see
  * {@link ArrowRows} for the value types); write batches are always built from the snapshot's own schema.
  */
-public sealed interface TableStorage extends AutoCloseable permits LanceTableStorage {
+public sealed interface TableStorage extends AutoCloseable permits LanceTableStorage, CountingTableStorage {
 
     /** Creates an empty dataset (stable row ids on, auto-cleanup off) and returns its first snapshot. */
     Mono<TableSnapshot> create(String path, Schema schema);
@@ -84,9 +84,7 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
      * cannot stage this: it commits reserve-fragment versions and then a rewrite. It conflicts with a concurrent
      * delete/update of the same fragments, so callers hold the table's gates; a conflict lands nothing.
      */
-    default Mono<Optional<Long>> compactFragments(TableRef ref) {
-        return Mono.just(Optional.empty());
-    }
+    Mono<Optional<Long>> compactFragments(TableRef ref);
 
     /** Creates Lance branch {@code name} at {@code fromVersion} of {@code from} (main or another branch). */
     Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name);

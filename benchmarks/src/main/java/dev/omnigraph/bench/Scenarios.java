@@ -1,0 +1,25 @@
+package dev.omnigraph.bench;
+
+import java.util.List;
+
+/** The scenario catalogue, in the order a full run executes them. */
+public final class Scenarios {
+    public static final List<String> NAMES = List.of("single-insert", "single-insert-neo4j", "point-read",
+            "concurrent-writers", "bulk-load", "recovery-sweep", "history-depth");
+
+    private Scenarios() {
+    }
+
+    public static Scenario create(String name) {
+        return switch (name) {
+            case "single-insert" -> new SingleInsert();
+            case "single-insert-neo4j" -> new SingleInsertNeo4j();
+            case "point-read" -> new PointRead();
+            case "concurrent-writers" -> new ConcurrentWriters();
+            case "bulk-load" -> new BulkLoad();
+            case "recovery-sweep" -> new RecoverySweep();
+            case "history-depth" -> new HistoryDepth();
+            default -> throw new IllegalArgumentException("unknown scenario " + name);
+        };
+    }
+}

@@ -1,0 +1,135 @@
+package dev.omnigraph.storage;
+
+import dev.omnigraph.storage.StorageCallCounter.Call;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Supplier;
+import org.apache.arrow.vector.types.pojo.Schema;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A {@link TableStorage} that counts each call by class, then delegates; for benchmarks and cost tests that
+ * report storage calls per operation. Counted at subscription (a retried Mono counts each attempt). Staged
+ * handles pass through untouched, so they stay the delegate's own. {@link #close()} closes the delegate.
+ */
+public final class CountingTableStorage implements TableStorage {
+    private final TableStorage delegate;
+    private final StorageCallCounter counter;
+
+    public CountingTableStorage(TableStorage delegate, StorageCallCounter counter) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        this.counter = Objects.requireNonNull(counter, "counter");
+    }
+
+    public StorageCallCounter counter() {
+        return counter;
+    }
+
+    private <T> Mono<T> counted(StorageCallCounter.Call call, Supplier<Mono<T>> work) {
+        return counter.counted(call, work);
+    }
+
+    @Override
+    public Mono<TableSnapshot> create(String path, Schema schema) {
+        return counted(Call.CREATE, () -> delegate.create(path, schema));
+    }
+
+    @Override
+    public Mono<TableSnapshot> open(TableRef ref, OptionalLong version) {
+        return counted(Call.OPEN, () -> delegate.open(ref, version));
+    }
+
+    @Override
+    public Flux<RowBatch> scan(TableSnapshot snapshot, ScanRequest request) {
+        return counter.countedFlux(Call.SCAN, () -> delegate.scan(snapshot, request)
+                .doOnNext(batch -> counter.add(Call.SCAN_ROWS, batch.size())));
+    }
+
+    @Override
+    public Mono<Long> count(TableSnapshot snapshot, Optional<String> filter) {
+        return counted(Call.COUNT, () -> delegate.count(snapshot, filter));
+    }
+
+    @Override
+    public Mono<StagedHandle> stageAppend(TableSnapshot snapshot, List<Map<String, Object>> rows,
+                                          Map<String, String> properties) {
+        return counted(Call.STAGE, () -> delegate.stageAppend(snapshot, rows, properties));
+    }
+
+    @Override
+    public Mono<StagedHandle> stageUpsert(TableSnapshot snapshot, List<Map<String, Object>> rows, String keyColumn,
+                                          Map<String, String> properties) {
+        return counted(Call.STAGE, () -> delegate.stageUpsert(snapshot, rows, keyColumn, properties));
+    }
+
+    @Override
+    public Mono<Optional<StagedHandle>> stageDelete(TableSnapshot snapshot, String predicate,
+                                                    Map<String, String> properties) {
+        return counted(Call.STAGE, () -> delegate.stageDelete(snapshot, predicate, properties));
+    }
+
+    @Override
+    public Mono<StagedHandle> stageOverwrite(TableSnapshot snapshot, List<Map<String, Object>> rows,
+                                             Map<String, String> properties) {
+        return counted(Call.STAGE, () -> delegate.stageOverwrite(snapshot, rows, properties));
+    }
+
+    @Override
+    public Mono<CommittedVersion> commitStaged(StagedHandle handle) {
+        return counted(Call.COMMIT, () -> delegate.commitStaged(handle));
+    }
+
+    @Override
+    public Mono<Void> discard(StagedHandle handle) {
+        return counted(Call.DISCARD, () -> delegate.discard(handle));
+    }
+
+    @Override
+    public Mono<Optional<TransactionIdentity>> transactionAt(TableRef ref, long version) {
+        return counted(Call.TRANSACTION_AT, () -> delegate.transactionAt(ref, version));
+    }
+
+    @Override
+    public Mono<Long> head(TableRef ref) {
+        return counted(Call.HEAD, () -> delegate.head(ref));
+    }
+
+    @Override
+    public Mono<CommittedVersion> restore(TableRef ref, long toVersion) {
+        return counted(Call.RESTORE, () -> delegate.restore(ref, toVersion));
+    }
+
+    @Override
+    public Mono<StagedHandle> stageRestore(TableRef ref, long toVersion) {
+        return counted(Call.RESTORE, () -> delegate.stageRestore(ref, toVersion));
+    }
+
+    @Override
+    public Mono<Optional<Long>> compactFragments(TableRef ref) {
+        return counted(Call.COMPACT, () -> delegate.compactFragments(ref));
+    }
+
+    @Override
+    public Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name) {
+        return counted(Call.BRANCH, () -> delegate.createBranch(from, fromVersion, name));
+    }
+
+    @Override
+    public Mono<Void> deleteBranch(String path, String name) {
+        return counted(Call.BRANCH, () -> delegate.deleteBranch(path, name));
+    }
+
+    @Override
+    public Mono<List<LanceBranch>> listBranches(String path) {
+        return counted(Call.BRANCH, () -> delegate.listBranches(path));
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}
