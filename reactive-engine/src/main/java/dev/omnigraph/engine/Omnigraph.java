@@ -227,17 +227,9 @@ public final class Omnigraph implements AutoCloseable {
                             .map(state -> toSnapshot(state, Optional.of(found.id()))));
         }
         String branch = ((ReadTarget.Branch) target).name();
-        return manifest.load(branch).zipWith(effectiveHead(branch), this::toSnapshot);
-    }
-
-    /** The head of {@code branch}, or for a branch without commits of its own the head it inherited at its fork. */
-    private Mono<Optional<String>> effectiveHead(String branch) {
-        return manifest.load(branch).zipWith(manifest.branchIdentity(branch)).map(loaded -> {
-            ManifestState state = loaded.getT1();
-            BranchIdentity identity = loaded.getT2();
-            return state.head().or(() -> Optional.ofNullable(
-                    state.heads().get(identity.parent().orElse(GraphBranches.MAIN))));
-        });
+        // One manifest load: the effective head is the branch's own head, or the one it inherited at its fork.
+        return manifest.load(branch).zipWith(manifest.branchIdentity(branch), (state, identity) -> toSnapshot(state,
+                state.head().or(() -> Optional.ofNullable(state.heads().get(identity.parent().orElse(GraphBranches.MAIN))))));
     }
 
     private GraphSnapshot toSnapshot(ManifestState state, Optional<String> commitId) {
