@@ -31,14 +31,6 @@ import org.junit.jupiter.api.io.TempDir;
  * doubled or silently skipped.
  */
 class RecoveryFaultsTest {
-    static final String QUERIES = """
-            query pair($a: String, $b: String) {
-                insert Person { name: $a }
-                insert Person { name: $b }
-                insert Knows { from: $a, to: $b }
-            }
-            query note($t: String) { insert Note { text: $t } }
-            """;
     static final Failpoints.Action ERROR = new Failpoints.Action.Error();
 
     @TempDir
@@ -60,11 +52,11 @@ class RecoveryFaultsTest {
     }
 
     WriteOutcome pair(String a, String b) {
-        return graph.mutate("main", QUERIES, "pair", Map.of("a", a, "b", b), WriteOptions.DEFAULT).block();
+        return graph.mutate("main", RecoveryTest.QUERIES, "pair", Map.of("a", a, "b", b), WriteOptions.DEFAULT).block();
     }
 
     WriteOutcome note(String text) {
-        return graph.mutate("main", QUERIES, "note", Map.of("t", text), WriteOptions.DEFAULT).block();
+        return graph.mutate("main", RecoveryTest.QUERIES, "note", Map.of("t", text), WriteOptions.DEFAULT).block();
     }
 
     List<Object> people() {

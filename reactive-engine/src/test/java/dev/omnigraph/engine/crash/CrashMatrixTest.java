@@ -98,35 +98,15 @@ class CrashMatrixTest {
     }
 
     static Stream<Arguments> recoveryCrashes() {
-        return Stream.of(
-                // Compensation of an in-process failure (first commit landed, then an error) dies half-way.
-                Arguments.of("mutation.after_commit:1=error,recovery.before_plan_write=exit", false),
-                Arguments.of("mutation.after_commit:1=error,recovery.after_plan_write=exit", false),
-                Arguments.of("mutation.after_commit:2=error,recovery.after_restore:1=exit", false),
-                Arguments.of("mutation.after_commit:2=error,recovery.after_restore:2=exit", false),
-                Arguments.of("mutation.after_commit:2=error,recovery.after_rollback_publish=exit", false),
-                Arguments.of("mutation.after_commit:2=error,recovery.after_audit=exit", false));
-    }
-
-    @ParameterizedTest(name = "compensation killed: {0}")
-    @MethodSource("recoveryCrashes")
-    void aKilledCompensationIsFinishedByTheNextOpen(String failpoints, boolean rolledForward, @TempDir Path dir) throws Exception {
-        CrashHarness.Expectation expected = CrashHarness.expectation(CrashScenario.INSERT, services, scratch);
-        Path root = dir.resolve("graph");
-        CrashHarness.copy(expected.template(), root);
-        CrashHarness.ChildRun run = CrashHarness.runChild(root, CrashScenario.INSERT.name(), failpoints, dir.resolve("tmp"));
-        assertThat(run.died()).as(run.output()).isTrue();
-
-        Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
-        assertThat(CrashHarness.state(reopened)).isEqualTo(rolledForward ? expected.after() : expected.before());
-        assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
-        assertThat(reopened.recoveries().collectList().block()).singleElement()
-                .satisfies(r -> assertThat(r.kind()).isEqualTo(RecoveryRecord.Kind.RolledBack));
-    }
-
-    static Stream<Arguments> recoveryIoCrashes() {
         RecoveryRecord.Kind back = RecoveryRecord.Kind.RolledBack;
         return Stream.of(
+                // Compensation of an in-process failure (first commit landed, then an error) dies half-way.
+                Arguments.of("mutation.after_commit:1=error,recovery.before_plan_write=exit", false, back),
+                Arguments.of("mutation.after_commit:1=error,recovery.after_plan_write=exit", false, back),
+                Arguments.of("mutation.after_commit:2=error,recovery.after_restore:1=exit", false, back),
+                Arguments.of("mutation.after_commit:2=error,recovery.after_restore:2=exit", false, back),
+                Arguments.of("mutation.after_commit:2=error,recovery.after_rollback_publish=exit", false, back),
+                Arguments.of("mutation.after_commit:2=error,recovery.after_audit=exit", false, back),
                 // The read-write open's sweep dies listing sidecars: nothing was written yet.
                 Arguments.of(FailpointCatalog.SIDECAR_LIST + "=exit", false, null),
                 // Dies writing the armed sidecar: no intent, no effect.
@@ -141,10 +121,11 @@ class CrashMatrixTest {
                 Arguments.of("mutation.after_commit:1=error," + FailpointCatalog.SIDECAR_DELETE + "=exit", false, back));
     }
 
-    @ParameterizedTest(name = "killed in recovery I/O: {0}")
-    @MethodSource("recoveryIoCrashes")
-    void aKillInRecoveryIoLeavesTheOldGraphOrTheNewAndOneAuditRow(String failpoints, boolean rolledForward,
-                                                                  RecoveryRecord.Kind audited, @TempDir Path dir) throws Exception {
+    /** An INSERT whose compensation, or whose recovery's own I/O, is killed: the next open finishes the job. */
+    @ParameterizedTest(name = "killed in recovery: {0}")
+    @MethodSource("recoveryCrashes")
+    void aKilledRecoveryIsFinishedByTheNextOpenWithOneAuditRow(String failpoints, boolean rolledForward,
+                                                               RecoveryRecord.Kind audited, @TempDir Path dir) throws Exception {
         CrashHarness.Expectation expected = CrashHarness.expectation(CrashScenario.INSERT, services, scratch);
         Path root = dir.resolve("graph");
         CrashHarness.copy(expected.template(), root);
