@@ -46,7 +46,6 @@ import dev.omnigraph.storage.manifest.ManifestBatchPublisher;
 import dev.omnigraph.storage.manifest.ManifestState;
 import dev.omnigraph.storage.manifest.ManifestStore;
 import dev.omnigraph.storage.manifest.TableEntry;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

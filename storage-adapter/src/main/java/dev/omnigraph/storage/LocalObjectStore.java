@@ -109,6 +109,9 @@ public final class LocalObjectStore implements ObjectStore {
                         .forEach(keys::add);
             } catch (IOException e) {
                 throw fault("list", prefix, e);
+            } catch (java.io.UncheckedIOException e) {
+                // Files.walk reports an unreadable entry below the prefix this way.
+                throw fault("list", prefix, e.getCause());
             }
             return List.copyOf(keys);
         });
@@ -130,8 +133,10 @@ public final class LocalObjectStore implements ObjectStore {
         });
     }
 
-    /** True or false only when the filesystem says so; any other I/O error (permissions, a file where a
-     * directory should be, a symlink loop) is a {@link StorageFault}, never a silent "absent". */
+    /**
+     * True or false only when the filesystem says so; any other I/O error (permissions, a file where a directory
+     * should be, a symlink loop) is a {@link StorageFault}, never a silent "absent".
+     */
     @Override
     public Mono<Boolean> exists(String key) {
         return storage.call(() -> attributes(resolve(key), "exists", key).isPresent());
