@@ -46,7 +46,6 @@ import dev.omnigraph.storage.manifest.ManifestBatchPublisher;
 import dev.omnigraph.storage.manifest.ManifestState;
 import dev.omnigraph.storage.manifest.ManifestStore;
 import dev.omnigraph.storage.manifest.TableEntry;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -62,7 +61,7 @@ import reactor.core.publisher.Mono;
  * the storage scheduler. Obtain one with {@link #init} (a new graph) or {@link #open} (an existing one).
  */
 public final class Omnigraph implements AutoCloseable {
-    static final String INIT_CLAIM = "__init_claim.json";
+    static final String INIT_CLAIM = GraphInit.CLAIM;
 
     private final Path root;
     private final OpenMode mode;
@@ -84,7 +83,7 @@ public final class Omnigraph implements AutoCloseable {
         this.manifest = manifest;
         this.publisher = new ManifestBatchPublisher(manifest);
         this.schema = schema;
-        this.sidecars = new SidecarStore(files);
+        this.sidecars = new SidecarStore(files, failpoints);
     }
 
     // ---- init ----------------------------------------------------------------------------------------------
@@ -100,42 +99,27 @@ public final class Omnigraph implements AutoCloseable {
      * interrupted init leaves a root that {@link #open} refuses as half-initialised, never a graph missing a table.
      */
     public static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource) {
+        return init(services, root, schemaSource, Failpoints.fromEnvironment());
+    }
+
+    /** As {@link #init(StorageServices, Path, String)}, with the failpoints ({@code init.*}) a test armed. */
+    static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource, Failpoints failpoints) {
         return Mono.defer(() -> {
             // Compile before any I/O: a bad schema changes nothing on disk.
             SchemaFiles.Accepted accepted = SchemaFiles.Accepted.compile(schemaSource,
                     SchemaIr.initial(SchemaCompiler.compile(schemaSource), Ulid.next()));
             return services.scheduler().call(() -> {
+                boolean existed = Files.isDirectory(root);
                 Files.createDirectories(root);
-                return canonical(root);
-            }).flatMap(canonical -> initAt(services, canonical, accepted));
+                return Map.entry(canonical(root), !existed);
+            }).flatMap(made -> {
+                Path canonical = made.getKey();
+                ObjectStore files = services.objectStore(canonical);
+                ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
+                return new GraphInit(services, canonical, made.getValue(), accepted, failpoints, files, manifest).run()
+                        .thenReturn(new Omnigraph(canonical, OpenMode.READ_WRITE, services, files, manifest, accepted));
+            });
         });
-    }
-
-    private static Mono<Omnigraph> initAt(StorageServices services, Path canonical, SchemaFiles.Accepted accepted) {
-        ObjectStore files = services.objectStore(canonical);
-        ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
-        return files.exists(ManifestStoreLayout.MANIFEST_MARKER)
-                .flatMap(exists -> exists
-                        ? Mono.error(new Conflict("a graph already exists at " + canonical))
-                        : files.putIfAbsent(INIT_CLAIM, claim()))
-                .flatMap(claimed -> claimed ? Mono.<Void>empty() : Mono.error(new Conflict(
-                        "another init of " + canonical + " is running or was interrupted (" + INIT_CLAIM
-                                + " exists); if no init is running, remove the directory and init again")))
-                .thenMany(Flux.fromIterable(accepted.catalog().tables())
-                        .concatMap(table -> services.tables()
-                                .create(canonical.resolve(table.datasetPath()).toString(), table.arrowSchema())
-                                .map(created -> new TableEntry(table.tableKey(), table.typeId(), table.incarnationId(),
-                                        table.datasetPath(), created.version(), Optional.empty(), 0, false))))
-                .collectList()
-                .flatMap(entries -> SchemaFiles.write(files, accepted)
-                        .then(manifest.create(entries, Ulid.next(), nowMicros())))
-                .then(files.delete(INIT_CLAIM))
-                .thenReturn(new Omnigraph(canonical, OpenMode.READ_WRITE, services, files, manifest, accepted));
-    }
-
-    private static byte[] claim() {
-        return ("{\"claimed_at_micros\":" + nowMicros() + ",\"claim_id\":\"" + Ulid.next() + "\"}")
-                .getBytes(StandardCharsets.UTF_8);
     }
 
     // ---- open ----------------------------------------------------------------------------------------------
@@ -421,10 +405,5 @@ public final class Omnigraph implements AutoCloseable {
     /** Graphs share their storage services; closing a handle releases nothing shared. */
     @Override
     public void close() {
-    }
-
-    /** Where init checks for an existing graph. */
-    private static final class ManifestStoreLayout {
-        static final String MANIFEST_MARKER = "__manifest/_versions";
     }
 }

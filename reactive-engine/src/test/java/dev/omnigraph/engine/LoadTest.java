@@ -31,7 +31,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 class LoadTest {
@@ -211,12 +210,16 @@ class LoadTest {
     @Test
     void cancellingBeforeTheSidecarIsArmedLeavesNothingVisible() {
         Map<String, Long> before = versions(graph);
-        graph.failpoints().arm("load.after_gates", new Failpoints.Action.Delay(300));
+        Failpoints.Parked parked = graph.failpoints().park("load.after_gates");
+        Failpoints.Parked settled = graph.failpoints().park("load.after_attempt");
         Disposable write = graph.load("main", LoadMode.APPEND, ndjson(PEOPLE), LoadOptions.DEFAULT).subscribe();
-        Mono.delay(Duration.ofMillis(150)).block();
+        parked.awaitReached();
         write.dispose();
-        Mono.delay(Duration.ofMillis(400)).block();
+        parked.release();
+        settled.awaitReached(); // the detached write ended: gates released, staged work discarded
+        settled.release();
         graph.failpoints().disarm("load.after_gates");
+        graph.failpoints().disarm("load.after_attempt");
         assertThat(versions(graph)).isEqualTo(before);
         assertThat(graph.sidecars().list().collectList().block()).isEmpty();
         StepVerifier.create(graph.load("main", LoadMode.APPEND, ndjson(PEOPLE), LoadOptions.DEFAULT))
@@ -225,13 +228,17 @@ class LoadTest {
 
     @Test
     void cancellingAfterArmingLetsTheWriteFinish() {
-        graph.failpoints().arm("load.after_arm", new Failpoints.Action.Delay(300));
+        Failpoints.Parked parked = graph.failpoints().park("load.after_arm");
+        Failpoints.Parked settled = graph.failpoints().park("load.after_attempt");
         Disposable write = graph.load("main", LoadMode.APPEND, ndjson(PEOPLE), LoadOptions.DEFAULT).subscribe();
-        Mono.delay(Duration.ofMillis(150)).block();
+        parked.awaitReached();
         assertThat(graph.sidecars().list().collectList().block()).hasSize(1);
         write.dispose();
-        Mono.delay(Duration.ofMillis(1500)).block();
+        parked.release();
+        settled.awaitReached(); // the detached write ended: gates released, staged work discarded
+        settled.release();
         graph.failpoints().disarm("load.after_arm");
+        graph.failpoints().disarm("load.after_attempt");
         assertThat(graph.sidecars().list().collectList().block()).isEmpty();
         assertThat(rows(graph, "node:Person")).hasSize(2);
     }

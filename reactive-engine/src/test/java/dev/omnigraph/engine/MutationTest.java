@@ -268,12 +268,16 @@ class MutationTest {
     void cancellingBeforeArmingLeavesNothingAtEveryPhase() {
         for (String point : List.of("mutation.after_prepare", "mutation.after_gates")) {
             Map<String, Long> before = versions(graph);
-            graph.failpoints().arm(point, new Failpoints.Action.Delay(300));
+            Failpoints.Parked parked = graph.failpoints().park(point);
+            Failpoints.Parked settled = graph.failpoints().park("mutation.after_attempt");
             Disposable write = run("addNote", "text", "x").subscribe();
-            Mono.delay(Duration.ofMillis(120)).block();
+            parked.awaitReached();
             write.dispose();
-            Mono.delay(Duration.ofMillis(400)).block();
+            parked.release();
+            settled.awaitReached(); // the detached write ended: gates released, staged work discarded
+            settled.release();
             graph.failpoints().disarm(point);
+            graph.failpoints().disarm("mutation.after_attempt");
             assertThat(versions(graph)).as(point).isEqualTo(before);
             assertThat(graph.gates().allIdle()).as(point).isTrue();
         }
@@ -285,12 +289,16 @@ class MutationTest {
         for (String point : List.of("mutation.after_arm", "mutation.after_commit:1", "mutation.after_confirm",
                 "mutation.after_publish")) {
             int notes = rows(graph, "node:Note").size();
-            graph.failpoints().arm(point, new Failpoints.Action.Delay(300));
+            Failpoints.Parked parked = graph.failpoints().park(point);
+            Failpoints.Parked settled = graph.failpoints().park("mutation.after_attempt");
             Disposable write = run("addNote", "text", point).subscribe();
-            Mono.delay(Duration.ofMillis(120)).block();
+            parked.awaitReached();
             write.dispose();
-            Mono.delay(Duration.ofMillis(1000)).block();
+            parked.release();
+            settled.awaitReached(); // the detached write ended: gates released, staged work discarded
+            settled.release();
             graph.failpoints().disarm(point);
+            graph.failpoints().disarm("mutation.after_attempt");
             assertThat(rows(graph, "node:Note")).as(point).hasSize(notes + 1);
             assertThat(graph.sidecars().list().collectList().block()).as(point).isEmpty();
             assertThat(graph.gates().allIdle()).as(point).isTrue();

@@ -5,6 +5,7 @@ import dev.omnigraph.recovery.Sidecar.RollbackRestore;
 import dev.omnigraph.recovery.Sidecar.TablePin;
 import dev.omnigraph.recovery.Sidecar.Txn;
 import dev.omnigraph.storage.CommittedVersion;
+import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.StagedHandle;
 import dev.omnigraph.storage.TableRef;
@@ -311,11 +312,16 @@ public final class SidecarRecovery {
                 .thenReturn(new Outcome.OrphanDiscarded());
     }
 
-    /** Audit (idempotent), then delete the sidecar: the last two steps of every outcome. */
+    /**
+     * Audit (idempotent), then delete the sidecar: the last two steps of every outcome. A failed audit append
+     * fails the recovery and keeps the sidecar, so the next heal or open retries: by then the outcome's commit is
+     * visible, so the retry only finalizes (audit once, delete) and never repeats an effect.
+     */
     private Mono<Void> finish(Sidecar sidecar, RecoveryRecord.Kind kind, Optional<String> commitId, List<TableOutcome> outcomes) {
         RecoveryRecord record = new RecoveryRecord(commitId, kind, Optional.ofNullable(sidecar.actorId()),
                 sidecar.operationId(), sidecar.writerKind().name(), outcomes, Instant.now());
-        return audit.record(record)
+        return failpoints.hit(FailpointCatalog.AUDIT_RECORD)
+                .then(audit.record(record))
                 .then(failpoints.hit("recovery.after_audit"))
                 .then(sidecars.delete(sidecar.operationId()))
                 .then();

@@ -3,6 +3,8 @@ package dev.omnigraph.recovery;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import dev.omnigraph.storage.FailpointCatalog;
+import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.error.RecoveryRequired;
 import java.io.IOException;
@@ -22,28 +24,40 @@ public final class SidecarStore {
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
 
     private final ObjectStore files;
+    private final Failpoints failpoints;
 
     public SidecarStore(ObjectStore files) {
+        this(files, Failpoints.none());
+    }
+
+    /** {@code failpoints} may inject faults before each write, delete and list ({@code recovery.sidecar_*}). */
+    public SidecarStore(ObjectStore files, Failpoints failpoints) {
         this.files = files;
+        this.failpoints = failpoints;
     }
 
     public static String key(String operationId) {
         return DIRECTORY + operationId + ".json";
     }
 
-    /** Durably writes (or rewrites) the sidecar. */
+    /** Durably writes (or rewrites) the sidecar; on failure the previous content (or absence) is intact. */
     public Mono<Void> write(Sidecar sidecar) {
         return Mono.fromCallable(() -> JSON.writeValueAsBytes(sidecar))
-                .flatMap(bytes -> files.put(key(sidecar.operationId()), bytes));
+                .flatMap(bytes -> failpoints.hit(FailpointCatalog.SIDECAR_WRITE)
+                        .then(files.put(key(sidecar.operationId()), bytes)));
     }
 
     public Mono<Optional<Sidecar>> read(String operationId) {
         return files.get(key(operationId)).map(bytes -> bytes.map(content -> parse(operationId, content)));
     }
 
-    /** Every pending sidecar, in operation-id (= chronological) order. */
+    /**
+     * Every pending sidecar, in operation-id (= chronological) order. A listing that fails is an error, never
+     * an empty answer: "no sidecars" would let a write or an open skip recovery.
+     */
     public Flux<Sidecar> list() {
-        return files.list(DIRECTORY)
+        return failpoints.hit(FailpointCatalog.SIDECAR_LIST)
+                .then(files.list(DIRECTORY))
                 .flatMapMany(Flux::fromIterable)
                 .filter(name -> name.endsWith(".json"))
                 .concatMap(name -> {
@@ -54,7 +68,7 @@ public final class SidecarStore {
     }
 
     public Mono<Boolean> delete(String operationId) {
-        return files.delete(key(operationId));
+        return failpoints.hit(FailpointCatalog.SIDECAR_DELETE).then(files.delete(key(operationId)));
     }
 
     static Sidecar parse(String operationId, byte[] content) {

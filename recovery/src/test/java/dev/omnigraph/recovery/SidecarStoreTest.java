@@ -7,9 +7,12 @@ import dev.omnigraph.recovery.Sidecar.Effect;
 import dev.omnigraph.recovery.Sidecar.Identity;
 import dev.omnigraph.recovery.Sidecar.TablePin;
 import dev.omnigraph.recovery.Sidecar.Txn;
+import dev.omnigraph.storage.FailpointCatalog;
+import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.LocalObjectStore;
 import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.error.RecoveryRequired;
+import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,5 +76,27 @@ class SidecarStoreTest {
         Files.writeString(root.resolve("__recovery/01NEW.json"), "{\"schema_version\":10,\"operation_id\":\"01NEW\"}");
         assertThatThrownBy(() -> store.list().collectList().block()).isInstanceOf(RecoveryRequired.class)
                 .hasMessageContaining("upgrade omnigraph");
+    }
+
+    @Test
+    void injectedFaultsFailEachCallBeforeItsIoAndNeverReadAsNoSidecars() {
+        Failpoints points = Failpoints.none();
+        SidecarStore store = new SidecarStore(new LocalObjectStore(root, StorageFixture.scheduler()), points);
+        String id = Ulid.next();
+        points.arm(FailpointCatalog.SIDECAR_WRITE, new Failpoints.Action.Error());
+        assertThatThrownBy(() -> store.write(sample(id)).block()).isInstanceOf(StorageFault.class);
+        assertThat(root.resolve(SidecarStore.key(id))).doesNotExist();
+        points.disarm(FailpointCatalog.SIDECAR_WRITE);
+        store.write(sample(id)).block();
+
+        points.arm(FailpointCatalog.SIDECAR_LIST, new Failpoints.Action.Error());
+        assertThatThrownBy(() -> store.list().collectList().block()).isInstanceOf(StorageFault.class);
+        points.disarm(FailpointCatalog.SIDECAR_LIST);
+
+        points.arm(FailpointCatalog.SIDECAR_DELETE, new Failpoints.Action.Error());
+        assertThatThrownBy(() -> store.delete(id).block()).isInstanceOf(StorageFault.class);
+        assertThat(store.list().collectList().block()).hasSize(1);
+        points.disarm(FailpointCatalog.SIDECAR_DELETE);
+        assertThat(store.delete(id).block()).isTrue();
     }
 }

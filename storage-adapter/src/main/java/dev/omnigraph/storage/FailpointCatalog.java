@@ -20,10 +20,33 @@ public final class FailpointCatalog {
 
     public static final List<String> PIPELINE_STEPS = List.of(AFTER_PREPARE, AFTER_GATES, AFTER_ARM,
             AFTER_COMMIT + "<n>", AFTER_CONFIRM, AFTER_PUBLISH, BEFORE_SIDECAR_DELETE);
+    /**
+     * After the whole write ended, successfully or not, with its gates released and staged work discarded, even
+     * when its subscriber cancelled: where a test parks to know a write it can no longer observe is over.
+     */
+    public static final String AFTER_ATTEMPT = "after_attempt";
+
+    /**
+     * Recovery's own I/O, hit just before the call: every sidecar write (the arm, the confirm and recovery's plan
+     * rewrite; {@code @n} picks one), every sidecar delete and list, and every audit append.
+     */
+    public static final String SIDECAR_WRITE = "recovery.sidecar_write";
+    public static final String SIDECAR_DELETE = "recovery.sidecar_delete";
+    public static final String SIDECAR_LIST = "recovery.sidecar_list";
+    public static final String AUDIT_RECORD = "recovery.audit_record";
 
     public static final List<String> RECOVERY_POINTS = List.of("recovery.before_plan_write", "recovery.after_plan_write",
             "recovery.after_restore:<n>", "recovery.after_rollback_publish", "recovery.after_forward_publish",
-            "recovery.after_audit");
+            AUDIT_RECORD, "recovery.after_audit", SIDECAR_WRITE, SIDECAR_DELETE, SIDECAR_LIST);
+
+    /** {@code init}, in order: claim taken, every table created, schema files written, claim about to go. */
+    public static final String INIT_AFTER_CLAIM = "init.after_claim";
+    public static final String INIT_AFTER_TABLES = "init.after_tables";
+    public static final String INIT_AFTER_SCHEMA_FILES = "init.after_schema_files";
+    public static final String INIT_BEFORE_CLAIM_DELETE = "init.before_claim_delete";
+
+    public static final List<String> INIT_POINTS = List.of(INIT_AFTER_CLAIM, INIT_AFTER_TABLES, INIT_AFTER_SCHEMA_FILES,
+            INIT_BEFORE_CLAIM_DELETE);
 
     private FailpointCatalog() {
     }
@@ -32,9 +55,12 @@ public final class FailpointCatalog {
     public static Map<String, List<String>> byWriter() {
         Map<String, List<String>> out = new LinkedHashMap<>();
         for (String writer : List.of("mutation", "load")) {
-            out.put(writer, PIPELINE_STEPS.stream().map(step -> writer + "." + step).toList());
+            List<String> points = new java.util.ArrayList<>(PIPELINE_STEPS.stream().map(step -> writer + "." + step).toList());
+            points.add(writer + "." + AFTER_ATTEMPT);
+            out.put(writer, List.copyOf(points));
         }
         out.put("recovery", RECOVERY_POINTS);
+        out.put("init", INIT_POINTS);
         return out;
     }
 

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -92,8 +93,12 @@ public final class LocalObjectStore implements ObjectStore {
     public Mono<List<String>> list(String prefix) {
         return storage.call(() -> {
             Path dir = resolveDirectory(prefix);
-            if (!Files.isDirectory(dir)) {
+            Optional<BasicFileAttributes> found = attributes(dir, "list", prefix);
+            if (found.isEmpty()) {
                 return List.<String>of();
+            }
+            if (!found.get().isDirectory()) {
+                throw new StorageFault("list of " + dir + " failed: it is not a directory", null);
             }
             List<String> keys = new ArrayList<>();
             try (Stream<Path> files = Files.walk(dir)) {
@@ -104,6 +109,9 @@ public final class LocalObjectStore implements ObjectStore {
                         .forEach(keys::add);
             } catch (IOException e) {
                 throw fault("list", prefix, e);
+            } catch (java.io.UncheckedIOException e) {
+                // Files.walk reports an unreadable entry below the prefix this way.
+                throw fault("list", prefix, e.getCause());
             }
             return List.copyOf(keys);
         });
@@ -125,9 +133,24 @@ public final class LocalObjectStore implements ObjectStore {
         });
     }
 
+    /**
+     * True or false only when the filesystem says so; any other I/O error (permissions, a file where a directory
+     * should be, a symlink loop) is a {@link StorageFault}, never a silent "absent".
+     */
     @Override
     public Mono<Boolean> exists(String key) {
-        return storage.call(() -> Files.exists(resolve(key)));
+        return storage.call(() -> attributes(resolve(key), "exists", key).isPresent());
+    }
+
+    /** The attributes of {@code path} (following links), empty when it does not exist, loud on any other error. */
+    private Optional<BasicFileAttributes> attributes(Path path, String operation, String key) {
+        try {
+            return Optional.of(Files.readAttributes(path, BasicFileAttributes.class));
+        } catch (NoSuchFileException missing) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw fault(operation, key, e);
+        }
     }
 
     private Path writeTemp(Path target, byte[] bytes) throws IOException {

@@ -21,12 +21,19 @@ public interface ObjectStore {
     /** The bytes of {@code key}, or empty when it does not exist. */
     Mono<Optional<byte[]>> get(String key);
 
-    /** Keys under {@code prefix} (a directory-like prefix, e.g. {@code __recovery/}), sorted, without temp files. */
+    /**
+     * Keys under {@code prefix} (a directory-like prefix, e.g. {@code __recovery/}), sorted, without temp files;
+     * empty only when nothing is there. A prefix that cannot be read fails with a {@code StorageFault}.
+     */
     Mono<List<String>> list(String prefix);
 
     /** Deletes {@code key}; emits whether it existed. */
     Mono<Boolean> delete(String key);
 
+    /**
+     * Whether {@code key} exists. Only absence answers false: any other I/O error (permissions, a file where a
+     * directory should be) fails with a {@code StorageFault}, because callers act on "absent".
+     */
     Mono<Boolean> exists(String key);
 
     /** The root this store resolves keys against, for messages and for building dataset URIs. */

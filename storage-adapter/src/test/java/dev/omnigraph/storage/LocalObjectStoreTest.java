@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -79,5 +80,26 @@ class LocalObjectStoreTest {
             assertThatThrownBy(() -> store.put(bad, utf8("no")).block()).as(bad).isInstanceOf(BadRequest.class);
         }
         assertThat(root.getParent().resolve("x")).doesNotExist();
+    }
+
+    /**
+     * I/O errors are not "absent". Provoked without permissions (tests may run as root, where those do not bite):
+     * a key below a regular file (ENOTDIR) and a symlink loop (ELOOP).
+     */
+    @Test
+    void existsAndListFailLoudlyOnIoErrorsInsteadOfAnsweringAbsent() throws Exception {
+        Files.writeString(root.resolve("blocker"), "a file where a directory should be");
+        Files.createSymbolicLink(root.resolve("loop"), root.resolve("loop"));
+        Files.createSymbolicLink(root.resolve("dangling"), root.resolve("nowhere"));
+        assertThatThrownBy(() -> store.exists("blocker/x.json").block()).isInstanceOf(StorageFault.class)
+                .hasMessageContaining("exists");
+        assertThatThrownBy(() -> store.exists("loop").block()).isInstanceOf(StorageFault.class);
+        assertThatThrownBy(() -> store.list("blocker/").block()).isInstanceOf(StorageFault.class)
+                .hasMessageContaining("not a directory");
+        assertThatThrownBy(() -> store.list("blocker/sub/").block()).isInstanceOf(StorageFault.class);
+        // A dangling link and a missing parent are plainly absent.
+        assertThat(store.exists("dangling").block()).isFalse();
+        assertThat(store.exists("missing/x.json").block()).isFalse();
+        assertThat(store.exists("blocker").block()).isTrue();
     }
 }

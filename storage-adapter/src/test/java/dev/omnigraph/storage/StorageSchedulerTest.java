@@ -89,9 +89,14 @@ class StorageSchedulerTest {
     @Test
     void aFullQueueIsATypedRefusal() throws Exception {
         try (StorageScheduler storage = StorageScheduler.create(1, 1)) {
+            CountDownLatch running = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
-            storage.call(() -> release.await(5, TimeUnit.SECONDS)).subscribe();
-            Thread.sleep(50);
+            storage.call(() -> {
+                running.countDown();
+                return release.await(5, TimeUnit.SECONDS);
+            }).subscribe();
+            // The only worker is busy, so the next task takes the one queue slot and the third is refused.
+            assertThat(running.await(5, TimeUnit.SECONDS)).isTrue();
             storage.call(() -> 1).subscribe();
             StepVerifier.create(storage.call(() -> 2)).expectError(StorageOverloaded.class).verify(Duration.ofSeconds(5));
             release.countDown();

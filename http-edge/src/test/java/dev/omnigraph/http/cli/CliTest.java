@@ -13,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -179,18 +181,27 @@ class CliTest {
     @Test
     void serveAnswersUntilInterrupted() throws Exception {
         ok("init", "--schema", schema.toString(), root.toString());
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Pattern url = Pattern.compile("at (http://127\\.0\\.0\\.1:\\d+)");
+        CompletableFuture<String> banner = new CompletableFuture<>();
+        // Completes the moment the start-up banner (which names the URL, then the curl hint) has been printed.
+        ByteArrayOutputStream out = new ByteArrayOutputStream() {
+            @Override
+            public synchronized void write(byte[] bytes, int offset, int length) {
+                super.write(bytes, offset, length);
+                String text = toString(StandardCharsets.UTF_8);
+                if (text.contains("curl") && url.matcher(text).find()) {
+                    banner.complete(text);
+                }
+            }
+        };
         AtomicInteger code = new AtomicInteger(-1);
         Thread serving = new Thread(() -> code.set(OmnigraphCli.run(new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(new ByteArrayOutputStream(), true), services, "serve", root.toString(), "--port", "0")));
         serving.start();
-        Pattern url = Pattern.compile("at (http://127\\.0\\.0\\.1:\\d+)");
-        Matcher matcher = url.matcher("");
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!(matcher = url.matcher(out.toString(StandardCharsets.UTF_8))).find() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("auth: off").contains("curl");
+        String printed = banner.get(60, TimeUnit.SECONDS);
+        assertThat(printed).contains("auth: off").contains("curl");
+        Matcher matcher = url.matcher(printed);
+        assertThat(matcher.find()).isTrue();
         String base = matcher.group(1);
         String snapshot = HttpClient.newConnection().baseUrl(base).get().uri("/snapshot")
                 .responseSingle((r, b) -> b.asString()).block(Duration.ofSeconds(30));

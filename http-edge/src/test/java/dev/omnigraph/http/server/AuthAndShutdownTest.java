@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -83,18 +84,22 @@ class AuthAndShutdownTest {
     void shutdownLetsTheInFlightWriteFinishThenRefusesConnections() {
         http.start(dir);
         Omnigraph graph = http.server.graph("g").block();
-        graph.failpoints().arm("mutation.after_prepare", new Failpoints.Action.Delay(800));
+        Failpoints.Parked parked = graph.failpoints().park("mutation.after_prepare");
         Mono<Reply> write = http.sendAsync(HttpMethod.POST, "/graphs/g/mutate", Map.of("Content-Type", "application/json"),
                 HttpFixture.text(Json.text(mutation("addPerson", "{\"name\":\"Slow\"}")))).cache();
         write.subscribe();
-        Mono.delay(Duration.ofMillis(20)).repeat().takeUntil(t -> http.server.inFlight() > 0)
-                .take(Duration.ofSeconds(10)).blockLast();
+        parked.awaitReached(); // the request was counted on arrival and its write is now parked
         assertThat(http.server.inFlight()).isEqualTo(1);
 
         String url = http.server.baseUrl();
-        long started = System.nanoTime();
-        http.server.close();
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThan(Duration.ofMillis(300));
+        AtomicBoolean terminated = new AtomicBoolean();
+        Mono<Void> shutdown = http.server.shutdown().doOnTerminate(() -> terminated.set(true)).cache();
+        shutdown.subscribe(); // draining starts at subscription
+        // The parked write keeps one request in flight, so the shutdown cannot have finished.
+        assertThat(terminated).isFalse();
+        assertThat(http.server.inFlight()).isEqualTo(1);
+        parked.release();
+        shutdown.block(Duration.ofSeconds(30));
 
         Reply reply = write.block(Duration.ofSeconds(30));
         assertThat(reply.status()).as(reply.toString()).isEqualTo(200);

@@ -65,7 +65,13 @@ public final class DirectPublishPipeline {
         return Mono.defer(() -> {
             AtomicBoolean cancelled = new AtomicBoolean();
             Sinks.One<WriteOutcome> result = Sinks.one();
-            attempt(request, cancelled, 0).subscribe(
+            attempt(request, cancelled, 0)
+                    .materialize()
+                    // The attempt's very end (gates released, staged handles discarded), also when nobody listens.
+                    .delayUntil(signal -> ctx.failpoints().hit(
+                            FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_ATTEMPT)))
+                    .<WriteOutcome>dematerialize()
+                    .subscribe(
                     outcome -> result.tryEmitValue(outcome),
                     failure -> result.tryEmitError(failure),
                     () -> result.tryEmitEmpty());

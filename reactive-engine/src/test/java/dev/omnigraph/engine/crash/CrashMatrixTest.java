@@ -98,19 +98,34 @@ class CrashMatrixTest {
     }
 
     static Stream<Arguments> recoveryCrashes() {
+        RecoveryRecord.Kind back = RecoveryRecord.Kind.RolledBack;
         return Stream.of(
                 // Compensation of an in-process failure (first commit landed, then an error) dies half-way.
-                Arguments.of("mutation.after_commit:1=error,recovery.before_plan_write=exit", false),
-                Arguments.of("mutation.after_commit:1=error,recovery.after_plan_write=exit", false),
-                Arguments.of("mutation.after_commit:2=error,recovery.after_restore:1=exit", false),
-                Arguments.of("mutation.after_commit:2=error,recovery.after_restore:2=exit", false),
-                Arguments.of("mutation.after_commit:2=error,recovery.after_rollback_publish=exit", false),
-                Arguments.of("mutation.after_commit:2=error,recovery.after_audit=exit", false));
+                Arguments.of("mutation.after_commit:1=error,recovery.before_plan_write=exit", false, back),
+                Arguments.of("mutation.after_commit:1=error,recovery.after_plan_write=exit", false, back),
+                Arguments.of("mutation.after_commit:2=error,recovery.after_restore:1=exit", false, back),
+                Arguments.of("mutation.after_commit:2=error,recovery.after_restore:2=exit", false, back),
+                Arguments.of("mutation.after_commit:2=error,recovery.after_rollback_publish=exit", false, back),
+                Arguments.of("mutation.after_commit:2=error,recovery.after_audit=exit", false, back),
+                // The read-write open's sweep dies listing sidecars: nothing was written yet.
+                Arguments.of(FailpointCatalog.SIDECAR_LIST + "=exit", false, null),
+                // Dies writing the armed sidecar: no intent, no effect.
+                Arguments.of(FailpointCatalog.SIDECAR_WRITE + "=exit", false, null),
+                // Dies writing the confirm (every table committed, the sidecar still Armed): rolled back.
+                Arguments.of(FailpointCatalog.SIDECAR_WRITE + "=exit@2", false, back),
+                // Dies deleting the sidecar of a published write: the next open finalizes it forward.
+                Arguments.of(FailpointCatalog.SIDECAR_DELETE + "=exit", true, RecoveryRecord.Kind.RolledForward),
+                // Compensation of an in-process failure dies writing its plan, before its audit, before its delete.
+                Arguments.of("mutation.after_commit:2=error," + FailpointCatalog.SIDECAR_WRITE + "=exit@2", false, back),
+                Arguments.of("mutation.after_commit:1=error," + FailpointCatalog.AUDIT_RECORD + "=exit", false, back),
+                Arguments.of("mutation.after_commit:1=error," + FailpointCatalog.SIDECAR_DELETE + "=exit", false, back));
     }
 
-    @ParameterizedTest(name = "compensation killed: {0}")
+    /** An INSERT whose compensation, or whose recovery's own I/O, is killed: the next open finishes the job. */
+    @ParameterizedTest(name = "killed in recovery: {0}")
     @MethodSource("recoveryCrashes")
-    void aKilledCompensationIsFinishedByTheNextOpen(String failpoints, boolean rolledForward, @TempDir Path dir) throws Exception {
+    void aKilledRecoveryIsFinishedByTheNextOpenWithOneAuditRow(String failpoints, boolean rolledForward,
+                                                               RecoveryRecord.Kind audited, @TempDir Path dir) throws Exception {
         CrashHarness.Expectation expected = CrashHarness.expectation(CrashScenario.INSERT, services, scratch);
         Path root = dir.resolve("graph");
         CrashHarness.copy(expected.template(), root);
@@ -120,14 +135,19 @@ class CrashMatrixTest {
         Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
         assertThat(CrashHarness.state(reopened)).isEqualTo(rolledForward ? expected.after() : expected.before());
         assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
-        assertThat(reopened.recoveries().collectList().block()).singleElement()
-                .satisfies(r -> assertThat(r.kind()).isEqualTo(RecoveryRecord.Kind.RolledBack));
+        List<RecoveryRecord> audit = reopened.recoveries().collectList().block();
+        if (audited == null) {
+            assertThat(audit).isEmpty();
+        } else {
+            assertThat(audit).singleElement().satisfies(r -> assertThat(r.kind()).isEqualTo(audited));
+        }
     }
 
     @Test
     void aRecoveryKilledWhileRollingForwardIsFinishedByTheNextOpen(@TempDir Path dir) throws Exception {
         CrashHarness.Expectation expected = CrashHarness.expectation(CrashScenario.APPEND, services, scratch);
-        for (String recoveryPoint : List.of("recovery.after_forward_publish", "recovery.after_audit")) {
+        for (String recoveryPoint : List.of("recovery.after_forward_publish", FailpointCatalog.AUDIT_RECORD,
+                "recovery.after_audit", FailpointCatalog.SIDECAR_DELETE)) {
             Path root = dir.resolve(recoveryPoint.replace(':', '_'));
             CrashHarness.copy(expected.template(), root);
             assertThat(CrashHarness.runChild(root, "APPEND", "load.after_confirm=exit", dir.resolve("tmp1")).died()).isTrue();
@@ -143,7 +163,9 @@ class CrashMatrixTest {
 
     @Test
     void theCatalogueListsEveryWritersPoints() {
-        assertThat(FailpointCatalog.byWriter()).containsKeys("mutation", "load", "recovery");
+        assertThat(FailpointCatalog.byWriter()).containsKeys("mutation", "load", "recovery", "init");
+        assertThat(FailpointCatalog.byWriter().get("recovery")).contains(FailpointCatalog.SIDECAR_WRITE,
+                FailpointCatalog.SIDECAR_DELETE, FailpointCatalog.SIDECAR_LIST, FailpointCatalog.AUDIT_RECORD);
         assertThat(FailpointCatalog.byWriter().get("mutation")).contains("mutation.after_arm", "mutation.after_commit:<n>");
     }
 }

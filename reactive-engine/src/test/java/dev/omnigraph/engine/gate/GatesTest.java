@@ -97,7 +97,7 @@ class GatesTest {
             }
             holder.dispose();
         }
-        Mono.delay(Duration.ofMillis(50)).block();
+        // Gates are FIFO: this permit is granted only after every earlier holder and racer has released.
         StepVerifier.create(gates.forWrite("main", tables).doOnNext(Permit::release))
                 .expectNextCount(1).verifyComplete();
         assertThat(gates.allIdle()).isTrue();

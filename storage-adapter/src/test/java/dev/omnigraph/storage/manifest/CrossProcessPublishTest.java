@@ -8,7 +8,6 @@ import dev.omnigraph.storage.testing.StorageFixture;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,12 +27,11 @@ class CrossProcessPublishTest {
         try (LanceTableStorage tables = StorageFixture.newTableStorage()) {
             genesisId = ManifestFixture.init(new ManifestStore(root.toString(), tables)).id();
         }
-        Path start = dir.resolve("go");
         List<Process> children = new ArrayList<>();
         List<BufferedReader> outputs = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             Process child = ChildJvm.start(PublishRaceMain.class, dir.resolve("tmp" + i),
-                    List.of(root.toString(), genesisId, start.toString()), List.of());
+                    List.of(root.toString(), genesisId), List.of());
             children.add(child);
             outputs.add(new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8)));
         }
@@ -46,7 +44,10 @@ class CrossProcessPublishTest {
             }
             assertThat(line).as("child never got ready:\n" + seen).isEqualTo("READY");
         }
-        Files.writeString(start, "go");
+        for (Process child : children) {
+            child.getOutputStream().write('g');
+            child.getOutputStream().flush();
+        }
         List<String> results = new ArrayList<>();
         for (int i = 0; i < children.size(); i++) {
             StringBuilder rest = new StringBuilder();

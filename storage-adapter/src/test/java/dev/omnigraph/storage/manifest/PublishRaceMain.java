@@ -4,21 +4,18 @@ import dev.omnigraph.storage.LanceTableStorage;
 import dev.omnigraph.storage.StorageScheduler;
 import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.error.OmnigraphException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Child-JVM side of the cross-process publisher race: warms Lance up, waits for the start file, then publishes
+ * Child-JVM side of the cross-process publisher race: warms Lance up, waits for the start byte on stdin, then publishes
  * one commit expecting the given head and prints LANDED or CONFLICT.
  */
 public final class PublishRaceMain {
     public static void main(String[] args) throws Exception {
         String root = args[0];
         String expectedHead = args[1];
-        Path startSignal = Path.of(args[2]);
         try (StorageScheduler scheduler = StorageScheduler.create(2, 100);
              LanceTableStorage tables = new LanceTableStorage(scheduler)) {
             ManifestStore store = new ManifestStore(root, tables);
@@ -26,8 +23,9 @@ public final class PublishRaceMain {
             store.load("main").block(); // pay the native-library load before the race starts
             System.out.println("READY");
             System.out.flush();
-            while (!Files.exists(startSignal)) {
-                Thread.sleep(1);
+            // Blocks until the parent writes the start byte to every child, so both publish at once.
+            if (System.in.read() < 0) {
+                throw new IllegalStateException("the parent closed stdin before the start signal");
             }
             PublishRequest request = new PublishRequest("main", ExpectedHead.exactly(expectedHead), Optional.empty(),
                     Map.of(ManifestFixture.PERSON.tableKey(), ManifestFixture.PERSON.version()),
