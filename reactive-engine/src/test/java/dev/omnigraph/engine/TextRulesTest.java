@@ -75,7 +75,7 @@ class TextRulesTest {
     void nulOrUnpairedSurrogateInAParamIsABadRequestNamingIt() {
         assertThat(refused(BadRequest.class, () -> mutate("addNote", Map.of("text", "a\u0000b"))))
                 .hasMessageStartingWith("param $text contains a NUL character (U+0000)");
-        // What JSON "\ud800" decodes to, here in a key.
+        // What a JSON escape of a lone surrogate decodes to, here in a key.
         assertThat(refused(BadRequest.class, () -> mutate("addCompany", Map.of("name", "x\uD800"))))
                 .hasMessageStartingWith("param $name contains an unpaired surrogate (U+D800)");
         assertThat(refused(BadRequest.class, () -> graph.query(ReadTarget.main(), QUERIES, "notes",

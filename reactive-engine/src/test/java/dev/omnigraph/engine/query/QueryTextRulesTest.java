@@ -73,7 +73,7 @@ class QueryTextRulesTest {
         assertThatThrownBy(() -> QueryCompiler.bind(decls, Map.of("name", "a\u0000b")))
                 .isInstanceOf(BadRequest.class)
                 .hasMessageStartingWith("param $name contains a NUL character (U+0000) at character 2");
-        // JSON "\ud800" reaches the binder as a lone surrogate.
+        // A JSON escape of a lone surrogate reaches the binder as that lone char.
         assertThatThrownBy(() -> QueryCompiler.bind(decls, Map.of("$name", "\uD800")))
                 .isInstanceOf(BadRequest.class)
                 .hasMessageStartingWith("param $name contains an unpaired surrogate (U+D800) at character 1")
