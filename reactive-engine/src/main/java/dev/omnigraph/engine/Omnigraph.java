@@ -35,6 +35,7 @@ import dev.omnigraph.engine.schema.SchemaCompiler;
 import dev.omnigraph.engine.schema.SchemaIr;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.Ulid;
+import dev.omnigraph.storage.ValidText;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.Conflict;
 import dev.omnigraph.storage.error.NotFound;
@@ -205,6 +206,25 @@ public final class Omnigraph implements AutoCloseable {
 
     /** Resolves a read target to one pinned manifest state (and the commit it stands for). */
     public Mono<GraphSnapshot> snapshot(ReadTarget target) {
+        return Mono.defer(() -> {
+            requireValidText(target);
+            return snapshotOf(target);
+        });
+    }
+
+    /** Branch names and commit ids are refused as a BadRequest naming them when they are not valid text. */
+    private static void requireValidText(ReadTarget target) {
+        if (target instanceof ReadTarget.Commit commit) ValidText.require("commit id", commit.commitId());
+        else ValidText.require("branch", ((ReadTarget.Branch) target).name());
+    }
+
+    private static void requireValidText(String branch, Optional<String> actorId, Optional<String> ifGraphCommit) {
+        ValidText.require("branch", branch);
+        actorId.ifPresent(actor -> ValidText.require("actor id", actor));
+        ifGraphCommit.ifPresent(commit -> ValidText.require("expected graph commit id", commit));
+    }
+
+    private Mono<GraphSnapshot> snapshotOf(ReadTarget target) {
         if (target instanceof ReadTarget.Commit commit) {
             return manifest.commit(commit.commitId()).flatMap(found ->
                     manifest.loadAt(found.branchName(), found.manifestVersion())
@@ -257,11 +277,17 @@ public final class Omnigraph implements AutoCloseable {
 
     /** Commits visible on {@code branch}, newest first (a branch also shows the history it forked from). */
     public Flux<GraphCommit> commits(String branch) {
-        return manifest.commits(branch);
+        return Flux.defer(() -> {
+            ValidText.require("branch", branch);
+            return manifest.commits(branch);
+        });
     }
 
     public Mono<GraphCommit> commit(String commitId) {
-        return manifest.commit(commitId);
+        return Mono.defer(() -> {
+            ValidText.require("commit id", commitId);
+            return manifest.commit(commitId);
+        });
     }
 
     /** Graph branches with their identities, main first. */
@@ -278,6 +304,7 @@ public final class Omnigraph implements AutoCloseable {
     public Mono<WriteOutcome> mutate(String branch, String source, String queryName, Map<String, Object> params,
                                      WriteOptions options) {
         return Mono.defer(() -> {
+            requireValidText(branch, options.actorId(), options.ifGraphCommit());
             requireWritable("mutation");
             CompiledQuery compiled = QueryCompiler.compile(source, queryName, catalog());
             if (!(compiled instanceof MutationPlan plan)) {
@@ -293,6 +320,7 @@ public final class Omnigraph implements AutoCloseable {
     /** Loads NDJSON bytes (streamed, never buffered whole) into {@code branch} as one commit. */
     public Mono<WriteOutcome> load(String branch, LoadMode mode, Flux<ByteBuffer> ndjson, LoadOptions options) {
         return Mono.defer(() -> {
+            requireValidText(branch, options.actorId(), options.ifGraphCommit());
             requireWritable("load");
             NdjsonReader reader = new NdjsonReader(catalog());
             return new Loader(writeContext()).load(branch, mode, reader.read(ndjson, Schedulers.parallel()),
@@ -303,6 +331,7 @@ public final class Omnigraph implements AutoCloseable {
     /** Loads an NDJSON file (read on the storage scheduler) into {@code branch} as one commit. */
     public Mono<WriteOutcome> load(String branch, LoadMode mode, Path ndjsonFile, LoadOptions options) {
         return Mono.defer(() -> {
+            requireValidText(branch, options.actorId(), options.ifGraphCommit());
             requireWritable("load");
             NdjsonReader reader = new NdjsonReader(catalog());
             return new Loader(writeContext()).load(branch, mode, reader.read(ndjsonFile, services.scheduler().scheduler()),

@@ -1,5 +1,8 @@
 package dev.omnigraph.engine.lex;
 
+import dev.omnigraph.storage.ValidText;
+import dev.omnigraph.storage.error.ResourceLimitExceeded;
+
 /**
  * The lexical rules shared by {@code .pg} and {@code .gq} (languages reference §1): a cursor over the source
  * text that tracks 1-based line/column positions (a column is a code point, so a surrogate pair is one column),
@@ -7,6 +10,8 @@ package dev.omnigraph.engine.lex;
  * scans the token forms both languages share (words, numbers, string literals, symbols; see {@link #next}) and
  * classifies characters. Errors are raised as {@link LexError}; each language's lexer maps them to its own
  * error and handles what is particular to it (enum values in {@code .pg}, {@code $variables} in {@code .gq}).
+ * Text that is not valid Unicode ({@link ValidText}: a NUL or an unpaired surrogate) is a lexical error where
+ * the cursor reaches it, wherever it stands (in a literal, a comment or between tokens).
  * This package must not depend on {@code schema} or {@code query}.
  */
 public final class SourceCursor {
@@ -17,12 +22,27 @@ public final class SourceCursor {
     }
 
     private final String src;
+    /** Index of the first character {@link ValidText} refuses, or -1. */
+    private final int invalidAt;
     private int pos;
     private int line = 1;
     private int column = 1;
 
     public SourceCursor(String src) {
         this.src = src;
+        this.invalidAt = ValidText.firstInvalid(src);
+    }
+
+    /**
+     * Refuses source text longer than {@code maxChars} before any lexing, so that the work (and the token list)
+     * of one compilation stays bounded.
+     *
+     * @param what the limit's name in the error, e.g. "query source length (characters)"
+     * @throws ResourceLimitExceeded naming the limit
+     */
+    public static void requireLength(String what, String src, int maxChars) {
+        if (src.length() > maxChars)
+            throw new ResourceLimitExceeded(what, maxChars, src.length(), "split the source or shorten it");
     }
 
     /** Line of the next character (1-based). */
@@ -50,9 +70,18 @@ public final class SourceCursor {
         return i < src.length() ? src.charAt(i) : '\0';
     }
 
-    /** The next code point as text (both halves of a surrogate pair), for error messages; not at the end. */
+    /**
+     * The next code point as text (both halves of a surrogate pair), for error messages; not at the end. Text
+     * {@link ValidText} refuses is reported as such instead, so that no message carries it.
+     */
     public String currentCodePoint() {
+        if (pos == invalidAt) throw invalidText();
         return new String(Character.toChars(src.codePointAt(pos)));
+    }
+
+    private LexError invalidText() {
+        return new LexError(line, column, ValidText.describe(src, pos) + " is not allowed; text must be valid"
+                + " Unicode without NUL");
     }
 
     /**
@@ -88,6 +117,7 @@ public final class SourceCursor {
 
     /** Consumes one character and updates the position. */
     public void advance() {
+        if (pos == invalidAt) throw invalidText();
         char c = src.charAt(pos++);
         if (c == '\n') {
             line++;
@@ -187,9 +217,10 @@ public final class SourceCursor {
                     advance();
                 }
             } else {
-                return;
+                break;
             }
         }
+        if (pos == invalidAt) throw invalidText();
     }
 
     /** {@code [A-Za-z_]}: the first character of a type name or identifier. */

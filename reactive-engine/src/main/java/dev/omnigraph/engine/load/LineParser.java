@@ -19,11 +19,14 @@ import dev.omnigraph.engine.schema.EdgeTable;
 import dev.omnigraph.engine.schema.NodeTable;
 import dev.omnigraph.engine.schema.Property;
 import dev.omnigraph.storage.Ulid;
+import dev.omnigraph.storage.ValidText;
 import dev.omnigraph.storage.error.ParseError;
 import dev.omnigraph.storage.error.ValidationError;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,7 +37,9 @@ import java.util.Set;
 /**
  * Parses one strict NDJSON line (languages §4.1) into a {@link LoadRecord}. Two phases: the whole line is
  * first read for syntax and shape ({@link ParseError}), then checked against the catalog
- * ({@link ValidationError}), so a line's error kind does not depend on the order of its keys.
+ * ({@link ValidationError}), so a line's error kind does not depend on the order of its keys. Phase one also
+ * refuses any name or string that is not valid text ({@link ValidText}: NUL, unpaired surrogates), naming the
+ * key, before the line can have any effect.
  * Thread-safe: holds only immutable state.
  */
 final class LineParser {
@@ -104,6 +109,7 @@ final class LineParser {
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
                 int col = column(p.currentTokenLocation());
+                requireValidText(line, col, "", "key", name);
                 if (RESERVED.contains(name)) throw parseError(line, col, name, "reserved name '" + name + "'");
                 JsonToken value = p.nextToken();
                 switch (name) {
@@ -133,7 +139,9 @@ final class LineParser {
     private static Field string(JsonParser p, int line, String name, int col) throws IOException {
         if (p.currentToken() != JsonToken.VALUE_STRING)
             throw parseError(line, column(p.currentTokenLocation()), name, "\"" + name + "\" must be a JSON string");
-        return new Field(col, TextNode.valueOf(p.getText()));
+        String text = p.getText();
+        requireValidText(line, column(p.currentTokenLocation()), name, "value", text);
+        return new Field(col, TextNode.valueOf(text));
     }
 
     /** Data keys with their values as trees: their types are known only once the whole line is read. */
@@ -143,10 +151,12 @@ final class LineParser {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             int at = column(p.currentTokenLocation());
+            requireValidText(line, at, "data", "key", name);
             if (RESERVED.contains(name))
                 throw parseError(line, at, "data." + name, "reserved name '" + name + "'");
             p.nextToken();
             JsonNode node = mapper.readTree(p);
+            requireValidText(line, at, "data." + name, node);
             into.put(name, new Field(at, node == null ? NullNode.getInstance() : node));
         }
     }
@@ -176,6 +186,34 @@ final class LineParser {
                 throw parseError(line, f.column(), "data." + implicit,
                         "'" + implicit + "' is implicit on edges; use \"from\"/\"to\"");
         }
+    }
+
+    /** Every string and key inside a data value; {@code column} is its key's. Iterative: nesting is Jackson-capped, not stack-capped here. */
+    private static void requireValidText(int line, int column, String path, JsonNode value) {
+        if (value == null) return;
+        Deque<Map.Entry<String, JsonNode>> todo = new ArrayDeque<>();
+        todo.push(Map.entry(path, value));
+        while (!todo.isEmpty()) {
+            Map.Entry<String, JsonNode> next = todo.pop();
+            JsonNode node = next.getValue();
+            if (node.isTextual()) {
+                requireValidText(line, column, next.getKey(), "value", node.textValue());
+            } else if (node.isArray()) {
+                for (int i = node.size() - 1; i >= 0; i--) todo.push(Map.entry(next.getKey() + "[" + i + "]", node.get(i)));
+            } else if (node.isObject()) {
+                for (Map.Entry<String, JsonNode> f : node.properties()) {
+                    requireValidText(line, column, next.getKey(), "key", f.getKey());
+                    todo.push(Map.entry(next.getKey() + "." + f.getKey(), f.getValue()));
+                }
+            }
+        }
+    }
+
+    /** @param what "key" (a member name inside {@code path}) or "value" (the string at {@code path}) */
+    private static void requireValidText(int line, int column, String path, String what, String text) {
+        String problem = ValidText.problem(text);
+        if (problem != null)
+            throw parseError(line, column, path, (what.equals("key") ? "a key " : "the value ") + problem);
     }
 
     // ---- phase two: the catalog ------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import dev.omnigraph.engine.schema.NodeTable;
 import dev.omnigraph.engine.schema.PropertyType;
 import dev.omnigraph.engine.schema.ScalarKind;
 import dev.omnigraph.storage.error.ParseError;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -14,10 +15,13 @@ import java.util.Optional;
 final class CheckContext {
     final Catalog catalog;
     final QueryDecl decl;
+    /** The declared parameters by name: looked up once per reference, so a linear search would be quadratic. */
+    private final Map<String, ParamDecl> params = new HashMap<>();
 
     CheckContext(Catalog catalog, QueryDecl decl) {
         this.catalog = catalog;
         this.decl = decl;
+        for (ParamDecl p : decl.params()) params.putIfAbsent(p.name(), p);
     }
 
     ParseError error(Pos at, String code, String message) {
@@ -25,7 +29,7 @@ final class CheckContext {
     }
 
     Optional<ParamDecl> param(String name) {
-        return decl.param(name);
+        return Optional.ofNullable(params.get(name));
     }
 
     /** Edge types are written lower-initial in queries, so they are looked up ignoring case. */

@@ -68,10 +68,12 @@ final class ExprParser {
                 return literal();
             }
             case "count", "sum", "avg", "min", "max" -> {
+                p.enter(name);
                 p.next();
                 p.next(); // '('
                 Ast.Expr arg = expr();
                 p.expect(Kind.RPAREN, " to close " + name.text() + "(…)");
+                p.leave();
                 return new Ast.Aggregate(AggFn.valueOf(name.text().toUpperCase(java.util.Locale.ROOT)), arg, name.pos());
             }
             default -> throw p.syntax(name, "unknown function '" + name.text()
@@ -127,6 +129,7 @@ final class ExprParser {
                 return new Ast.StrLit(t.text(), t.pos());
             }
             case LBRACKET -> {
+                p.enter(t);
                 p.next();
                 List<Ast.Literal> items = new ArrayList<>();
                 if (!p.at(Kind.RBRACKET)) {
@@ -138,6 +141,7 @@ final class ExprParser {
                     } while (p.at(Kind.COMMA) && p.next() != null);
                 }
                 p.expect(Kind.RBRACKET, " to close the list literal");
+                p.leave();
                 return new Ast.ListLit(items, t.pos());
             }
             case IDENT -> {

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.query;
 
+import dev.omnigraph.storage.ValidText;
 import dev.omnigraph.storage.error.BadRequest;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,13 +15,16 @@ public final class ParamBinder {
     /**
      * @param raw name → value; names may be written with or without the leading {@code $}; may be null (no params)
      * @throws BadRequest naming the parameter: a value of the wrong type or out of range, a missing required
-     *         parameter, an explicit null for a required one, or a name the query does not declare
+     *         parameter, an explicit null for a required one, a name the query does not declare, or text that
+     *         is not valid Unicode or holds a NUL ({@link ValidText}) in a name, a value or a list element
      */
     public static BoundParams bind(List<ParamDecl> decls, Map<String, Object> raw) {
         Map<String, Object> given = new LinkedHashMap<>();
         if (raw != null) {
             for (Map.Entry<String, Object> e : raw.entrySet()) {
+                ValidText.require("param name", e.getKey());
                 String name = e.getKey().startsWith("$") ? e.getKey().substring(1) : e.getKey();
+                requireValidText(name, e.getValue());
                 if (given.containsKey(name)) throw new BadRequest("param $" + name + " is given twice");
                 given.put(name, e.getValue());
             }
@@ -52,5 +56,16 @@ public final class ParamBinder {
             }
         }
         return new BoundParams(decls, values);
+    }
+
+    /** Text in a value (or, for lists, an element) must be valid before it can reach a message or native code. */
+    private static void requireValidText(String name, Object value) {
+        if (value instanceof String s) {
+            ValidText.require("param $" + name, s);
+        } else if (value instanceof List<?> items) {
+            for (int i = 0; i < items.size(); i++) {
+                if (items.get(i) instanceof String s) ValidText.require("param $" + name + " element " + i, s);
+            }
+        }
     }
 }

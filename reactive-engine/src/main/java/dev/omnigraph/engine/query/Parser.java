@@ -1,12 +1,14 @@
 package dev.omnigraph.engine.query;
 
 import dev.omnigraph.engine.query.Ast.Pos;
+import dev.omnigraph.engine.lex.SourceCursor;
 import dev.omnigraph.engine.query.Token.Kind;
 import dev.omnigraph.engine.schema.PropertyType;
 import dev.omnigraph.engine.schema.ScalarKind;
 import dev.omnigraph.storage.error.ParseError;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,14 +17,24 @@ import java.util.Set;
  * Recursive-descent parser of {@code .gq} files. Syntax errors are {@link ParseError}s with source "query",
  * the offending token's position, the query name as subject (empty before it is read) and a "Q000: " prefix.
  * Expression forms ({@link ExprParser}) live apart to keep each file readable.
+ *
+ * <p>Work is bounded so that compiling cannot exhaust the stack or stall the caller's thread: the source is at
+ * most {@link #MAX_SOURCE_CHARS} characters, and the forms that nest ({@code not { }} blocks, list literals,
+ * aggregate calls) at most {@link #MAX_NESTING} levels deep together; deeper input is a positioned error.
  */
 final class Parser {
     static final String SOURCE = "query";
     static final String NOW_PARAM = "__nanograph_now";
     static final Set<String> TEXT_SEARCH = Set.of("search", "fuzzy", "match_text", "bm25", "rrf", "nearest");
+    /** Longest accepted {@code .gq} source, in UTF-16 characters: the HTTP body limit (1 MiB) in characters. */
+    static final int MAX_SOURCE_CHARS = 1 << 20;
+    /** Deepest accepted nesting of {@code not { }}, list literals and aggregate calls, counted together. */
+    static final int MAX_NESTING = 64;
 
     private final List<Token> tokens;
     private int index;
+    /** How many nesting forms enclose the current token; see {@link #enter}. */
+    private int depth;
     /** The query being parsed, reported as the error subject. */
     String subject = "";
     final ExprParser exprs = new ExprParser(this);
@@ -32,7 +44,22 @@ final class Parser {
     }
 
     static QueryFile parse(String source) {
+        SourceCursor.requireLength("query source length (characters)", source, MAX_SOURCE_CHARS);
         return new Parser(Lexer.tokenize(source)).file();
+    }
+
+    /**
+     * Enters one nesting form opened by {@code at}; pair with {@link #leave}. The recursive descent uses a few
+     * stack frames per level, so the bound keeps any input far from a stack overflow.
+     */
+    void enter(Token at) {
+        if (++depth > MAX_NESTING)
+            throw syntax(at, "nesting deeper than " + MAX_NESTING + " levels (not { } blocks, list literals and"
+                    + " aggregate calls count together)");
+    }
+
+    void leave() {
+        depth--;
     }
 
     // ---- token access ----------------------------------------------------------------------------------
@@ -120,11 +147,11 @@ final class Parser {
         subject = name.text();
         expect(Kind.LPAREN, " after the query name");
         List<ParamDecl> params = new ArrayList<>();
+        Set<String> names = new HashSet<>();
         if (!at(Kind.RPAREN)) {
             do {
                 ParamDecl p = param();
-                if (params.stream().anyMatch(o -> o.name().equals(p.name())))
-                    throw syntax(p.pos(), "duplicate parameter '$" + p.name() + "'");
+                if (!names.add(p.name())) throw syntax(p.pos(), "duplicate parameter '$" + p.name() + "'");
                 params.add(p);
             } while (at(Kind.COMMA) && next() != null);
         }
@@ -291,10 +318,12 @@ final class Parser {
     private Ast.Clause clause() {
         Token t = peek();
         if (t.isWord("not") && peek(1).is(Kind.LBRACE)) {
+            enter(t);
             next();
             next();
             List<Ast.Clause> inner = clauses("not");
             expect(Kind.RBRACE, " to close the not block");
+            leave();
             return new Ast.Negation(inner, t.pos());
         }
         rejectTextSearch(t);

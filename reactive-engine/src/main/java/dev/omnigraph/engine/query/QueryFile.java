@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.query;
 
+import dev.omnigraph.storage.ValidText;
 import dev.omnigraph.storage.error.BadRequest;
 import java.util.List;
 
@@ -16,6 +17,7 @@ public record QueryFile(List<QueryDecl> queries) {
 
     /** @throws BadRequest when the file declares no query of that name; the message lists the ones it has */
     public QueryDecl query(String name) {
+        ValidText.require("query name", name);
         for (QueryDecl q : queries) {
             if (q.name().equals(name)) return q;
         }

@@ -89,8 +89,20 @@ class SourceCursorTest {
                 "IDENT x @1:9", "STOP '\uD83D\uDE00' @2:1");
         assertLexError("\"\uD83D\uDE00\uD83D\uDE00\" \"", 1, 6, "unterminated string literal");
         assertLexError("/*\uD83D\uDE00*/ \"abc", 1, 7, "unterminated string literal");
-        // Two lone low surrogates are not a pair: each takes a column of its own.
-        assertLexError("/*\uDE00\uDE00*/\"", 1, 7, "unterminated string literal");
+    }
+
+    @Test
+    void nulAndUnpairedSurrogatesAreRefusedWhereTheCursorReachesThem() {
+        String rule = " is not allowed; text must be valid Unicode without NUL";
+        assertLexError("a \"b\\n\u0000\"", 1, 7, "a NUL character (U+0000)" + rule);
+        assertLexError("a\n  \u0000 b", 2, 3, "a NUL character (U+0000)" + rule);
+        assertLexError("// c\n/* \uD83D\uDE00 \uDE00\uDE00 */", 2, 6, "an unpaired surrogate (U+DE00)" + rule);
+        assertLexError("\"x\uD800y\"", 1, 3, "an unpaired surrogate (U+D800)" + rule);
+        assertLexError("x // \uDBFF", 1, 6, "an unpaired surrogate (U+DBFF)" + rule);
+        // Text before the offending character still scans.
+        SourceCursor in = new SourceCursor("ab \u0000");
+        assertThat(in.word()).isEqualTo("ab");
+        assertThatThrownBy(in::skipTrivia).isInstanceOf(LexError.class);
     }
 
     @Test

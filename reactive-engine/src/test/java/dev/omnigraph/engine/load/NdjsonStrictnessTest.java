@@ -51,7 +51,21 @@ class NdjsonStrictnessTest {
                 bad("data null", "{\"type\":\"Note\",\"data\":null}", "data"),
                 bad("single-quoted string", "{\"type\":\"Note\",\"data\":{\"body\":'x'}}", "data.body"),
                 bad("NaN literal", "{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"weight\":NaN}}", "data.weight"),
-                bad("comment", "{\"type\":\"Note\"/*c*/,\"data\":{\"body\":\"x\"}}", "type"));
+                bad("comment", "{\"type\":\"Note\"/*c*/,\"data\":{\"body\":\"x\"}}", "type"),
+                // Text that is not valid Unicode, or holds a NUL, is refused naming where it is.
+                bad("NUL in a data value", "{\"type\":\"Note\",\"data\":{\"body\":\"a\\u0000b\"}}", "data.body"),
+                bad("lone surrogate in a data value", "{\"type\":\"Note\",\"data\":{\"body\":\"\\ud800\"}}", "data.body"),
+                bad("lone surrogate in a list element", "{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"tags\":[\"ok\",\"\\udc00\"]}}",
+                        "data.tags[1]"),
+                bad("NUL in a supplied id", "{\"type\":\"Note\",\"data\":{\"id\":\"\\u0000\",\"body\":\"x\"}}", "data.id"),
+                bad("NUL in a key property", "{\"type\":\"Person\",\"data\":{\"name\":\"a\\u0000\"}}", "data.name"),
+                bad("lone surrogate in from", "{\"edge\":\"Knows\",\"from\":\"a\\udbff\",\"to\":\"b\"}", "from"),
+                bad("NUL in to", "{\"edge\":\"Knows\",\"from\":\"a\",\"to\":\"\\u0000\"}", "to"),
+                bad("NUL in the type name", "{\"type\":\"No\\u0000te\",\"data\":{\"body\":\"x\"}}", "type"),
+                bad("NUL in a data key", "{\"type\":\"Note\",\"data\":{\"bo\\u0000dy\":\"x\"}}", "data"),
+                bad("NUL in a top-level key", "{\"type\":\"Note\",\"\\u0000\":1}", ""),
+                bad("NUL in a nested object", "{\"type\":\"Note\",\"data\":{\"body\":{\"k\":[\"\\u0000\"]}}}",
+                        "data.body.k[0]"));
     }
 
     static Stream<Arguments> validationErrors() {
@@ -163,6 +177,45 @@ class NdjsonStrictnessTest {
                             p -> assertThat(p.line()).isEqualTo(2)))
                     .verify();
         }
+    }
+
+    @Test
+    void textRuleMessagesArePrintableAndPositioned() {
+        ParseError nul = parseError("{\"type\":\"Note\",\"data\":{\"body\":\"a\\u0000b\"}}");
+        assertThat(nul.column()).as("the column of the key").isEqualTo(24);
+        assertThat(nul.getMessage()).contains("[data.body] the value contains a NUL character (U+0000) at character 2")
+                .doesNotContain("\u0000");
+        assertThat(parseError("{\"type\":\"Note\",\"data\":{\"x\\u0000\":1}}").getMessage())
+                .contains("[data] a key contains a NUL character (U+0000) at character 2").doesNotContain("\u0000");
+        assertThat(parseError("{\"type\":\"Note\",\"data\":{\"body\":\"x\\udfff\"}}").getMessage())
+                .contains("[data.body] the value contains an unpaired surrogate (U+DFFF) at character 2")
+                .doesNotContain("\udfff");
+        // Raw bytes ED A0 80 spell U+D800 in CESU-8, not UTF-8: refused as well, whichever check sees it first.
+        byte[] head = "{\"type\":\"Note\",\"data\":{\"body\":\"".getBytes(StandardCharsets.UTF_8);
+        byte[] tail = "\"}}".getBytes(StandardCharsets.UTF_8);
+        byte[] line = new byte[head.length + 3 + tail.length];
+        System.arraycopy(head, 0, line, 0, head.length);
+        line[head.length] = (byte) 0xED;
+        line[head.length + 1] = (byte) 0xA0;
+        line[head.length + 2] = (byte) 0x80;
+        System.arraycopy(tail, 0, line, head.length + 3, tail.length);
+        StepVerifier.create(reader().read(Flux.just(ByteBuffer.wrap(line))))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(ParseError.class,
+                        p -> assertThat(p.subject()).isEqualTo("data.body")))
+                .verify();
+    }
+
+    @Test
+    void emojiPassesUntouchedInValuesIdsAndEndpoints() {
+        String text = "{\"type\":\"Person\",\"data\":{\"name\":\"emoji 😀\",\"tags\":[\"🎉\"]}}\n"
+                + "{\"type\":\"Note\",\"data\":{\"id\":\"n😀\",\"body\":\"\\ud83d\\ude00\"}}\n"
+                + "{\"edge\":\"Knows\",\"from\":\"emoji 😀\",\"to\":\"🙂\"}\n";
+        var records = reader().read(bytes(text)).collectList().block();
+        assertThat(((LoadRecord.NodeRecord) records.get(0)).id()).isEqualTo("emoji \uD83D\uDE00");
+        assertThat(((LoadRecord.NodeRecord) records.get(0)).values()).containsEntry("tags", java.util.List.of("🎉"));
+        assertThat(((LoadRecord.NodeRecord) records.get(1)).id()).isEqualTo("n😀");
+        assertThat(((LoadRecord.NodeRecord) records.get(1)).values()).containsEntry("body", "😀");
+        assertThat(((LoadRecord.EdgeRecord) records.get(2)).src()).isEqualTo("emoji 😀");
     }
 
     @Test

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.omnigraph.storage.error.ErrorCode;
 import dev.omnigraph.storage.error.ParseError;
+import dev.omnigraph.storage.error.ResourceLimitExceeded;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -77,7 +79,27 @@ class SchemaErrorTest {
                 c("annotation inside a body", "node A {\n  @description(\"x\")\n}", 2, 3, "node A", "expected a body constraint"),
                 c("constraint inside an interface", "interface I {\n  x: String\n  @key(x)\n}", 3, 3, "interface I", "interface bodies accept only property declarations"),
                 c("uppercase property name", "node A {\n  Name: String\n}", 2, 3, "node A", "property names must start with a lowercase letter"),
-                c("edge without arrow", "node A {}\nedge E: A A", 2, 11, "edge E", "expected '->'"));
+                c("edge without arrow", "node A {}\nedge E: A A", 2, 11, "edge E", "expected '->'"),
+                c("NUL in a string literal", "node A {\n  x: String @description(\"a\u0000\")\n}", 2, 28, "node A.x",
+                        "a NUL character (U+0000) is not allowed"),
+                c("unpaired surrogate in an enum", "node A {\n  m: enum(a, \uD800)\n}", 2, 14, "node A.m",
+                        "an unpaired surrogate (U+D800) is not allowed"),
+                c("unpaired surrogate between tokens", "node A \uDC00 {}", 1, 8, "node A",
+                        "an unpaired surrogate (U+DC00) is not allowed"));
+    }
+
+    @Test
+    void emojiInSchemaStringsIsText() {
+        CompiledSchema s = SchemaCompiler.compile("node A {\n  x: String @description(\"emoji \uD83D\uDE00\")\n}");
+        assertThat(s.toString()).contains("emoji 😀");
+    }
+
+    @Test
+    void sourceLongerThanTheLimitIsRefused() {
+        String source = "node A { x: String }" + " ".repeat(SchemaCompiler.MAX_SOURCE_CHARS);
+        assertThatThrownBy(() -> SchemaCompiler.compile(source)).isInstanceOfSatisfying(ResourceLimitExceeded.class,
+                e -> assertThat(e.allowed()).isEqualTo(SchemaCompiler.MAX_SOURCE_CHARS));
+        assertThat(SchemaCompiler.compile(source.substring(0, SchemaCompiler.MAX_SOURCE_CHARS))).isNotNull();
     }
 
     private static Arguments c(String name, String source, int line, int column, String subject, String fragment) {
