@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,7 +34,7 @@ class StreamingResponsesTest {
     @BeforeEach
     void setUp() {
         server = HttpServer.create().host("127.0.0.1").port(0).handle((req, res) -> {
-            Exchange ex = new Exchange(req, res, Optional.empty(), ServerLimits.DEFAULT);
+            Exchange ex = Exchange.begin(req, res, "test-1", ServerLimits.DEFAULT);
             ObjectNode head = Json.object().put("query_name", "q");
             List<String> columns = List.of("name", "n", "born");
             return switch (new io.netty.handler.codec.http.QueryStringDecoder(req.uri()).path()) {
@@ -114,7 +113,7 @@ class StreamingResponsesTest {
         produced.set(0);
         server.disposeNow();
         server = HttpServer.create().host("127.0.0.1").port(0).handle((req, res) -> Streaming.rowsEnvelope(
-                new Exchange(req, res, Optional.empty(), ServerLimits.DEFAULT), Json.object().put("query_name", "q"),
+                Exchange.begin(req, res, "test-1", ServerLimits.DEFAULT), Json.object().put("query_name", "q"),
                 List.of("pad"), Flux.range(0, 1_000_000).doOnNext(i -> produced.incrementAndGet())
                         .map(i -> List.<Object>of("x".repeat(200))), n -> null)).bindNow();
         Integer firstChunk = HttpClient.newConnection().baseUrl("http://127.0.0.1:" + server.port()).get().uri("/")
