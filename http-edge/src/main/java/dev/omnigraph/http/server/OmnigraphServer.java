@@ -65,6 +65,7 @@ public final class OmnigraphServer implements AutoCloseable {
     private final ChannelGroup connections;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final RequestIds requestIds = new RequestIds();
+    private final ConnectionGuard guard;
     private final AtomicBoolean shuttingDown = new AtomicBoolean();
     private final Sinks.Empty<Void> terminated = Sinks.empty();
     private volatile boolean draining;
@@ -75,6 +76,7 @@ public final class OmnigraphServer implements AutoCloseable {
         this.config = config;
         this.routes = routes;
         this.connections = connections;
+        this.guard = new ConnectionGuard(config.limits(), requestIds);
     }
 
     /**
@@ -100,10 +102,16 @@ public final class OmnigraphServer implements AutoCloseable {
         OmnigraphServer omnigraph = new OmnigraphServer(registry, config, routes, connections);
         Config bound = config;
         Mono<?> warm = registry.singleId().map(registry::graph).map(m -> (Mono<?>) m).orElse(Mono.empty());
+        ServerLimits limits = bound.limits();
         return warm.then(HttpServer.create()
                         .host(bound.host())
                         .port(bound.port())
                         .channelGroup(connections)
+                        .idleTimeout(limits.idleTimeout())
+                        .readTimeout(limits.readTimeout())
+                        .httpRequestDecoder(spec -> spec.maxInitialLineLength(limits.maxUriBytes())
+                                .maxHeaderSize(limits.maxHeaderBytes()))
+                        .doOnChannelInit((observer, channel, remote) -> omnigraph.guard.install(channel))
                         .handle((req, res) -> omnigraph.handle(req, res))
                         .bind())
                 .map(disposable -> {
@@ -160,6 +168,11 @@ public final class OmnigraphServer implements AutoCloseable {
     /** The shared handle of a served graph (for embedders and tests). */
     public Mono<Omnigraph> graph(String graphId) {
         return registry.graph(graphId);
+    }
+
+    /** Connections open right now (refused ones included until they close). */
+    public int openConnections() {
+        return guard.open();
     }
 
     /** Requests being served right now. */

@@ -23,7 +23,9 @@ record RequestTarget(List<String> rawSegments, Map<String, List<String>> query) 
         QueryStringDecoder decoder = new QueryStringDecoder(uri);
         List<String> segments = new ArrayList<>();
         for (String part : decoder.rawPath().split("/")) {
-            if (!part.isEmpty()) segments.add(part);
+            if (part.isEmpty()) continue;
+            decode(part); // refused now, whether or not a route would capture it
+            segments.add(part);
         }
         Map<String, List<String>> query;
         try {

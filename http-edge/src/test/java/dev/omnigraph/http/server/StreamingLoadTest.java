@@ -146,4 +146,24 @@ class StreamingLoadTest {
         // The server is still healthy afterwards.
         assertThat(http.get("/healthz").status()).isEqualTo(200);
     }
+
+    /** Jackson's default 20 MB string cap once refused this as "malformed JSON"; the body limit is 32 MiB. */
+    @Test
+    void aValid24MegabyteLoadEnvelopeIsLoaded() {
+        http.init(dir.resolve("g"));
+        http.start(dir);
+        String bio = "b".repeat(8 << 20);
+        StringBuilder data = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            data.append("{\"type\":\"Person\",\"data\":{\"name\":\"big").append(i).append("\",\"bio\":\"")
+                    .append(bio).append("\"}}\n");
+        }
+        byte[] body = Json.text(Json.object().put("data", data.toString()).put("mode", "append"))
+                .getBytes(StandardCharsets.UTF_8);
+        assertThat(body.length).isGreaterThan(24 << 20).isLessThan(32 << 20);
+        Reply reply = http.send(HttpMethod.POST, "/graphs/g/load", Map.of("Content-Type", "application/json"),
+                HttpFixture.chunks(body, 1 << 20));
+        assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
+        assertThat(reply.json().path("total_entities").asLong()).isEqualTo(3);
+    }
 }

@@ -35,7 +35,7 @@ public final class ErrorBodyAudit {
         if (lower.contains("file:/")) throw leak(status, body, "names a file: URI");
         if (SOURCE_FILE.matcher(body).find()) throw leak(status, body, "names a source file");
         if (STACK_FRAME.matcher(body).find()) throw leak(status, body, "carries a stack trace");
-        if (false && !body.contains("\"request_id\":\"")) throw leak(status, body, "has no request_id");
+        if (!body.contains("\"request_id\":\"")) throw leak(status, body, "has no request_id");
     }
 
     /** How many error bodies have been checked in this JVM (lets a test prove the audit saw its responses). */
