@@ -122,10 +122,7 @@ final class ConnectionGuard {
             return new ChannelInboundHandlerAdapter() {
                 @Override
                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                    if (refused) {
-                        ReferenceCountUtil.release(msg);
-                        return;
-                    }
+                    if (droppedAfterRefusal(msg)) return;
                     if (betweenRequests && timer == null && msg instanceof ByteBuf buf && buf.isReadable()) {
                         timer = ctx.executor().schedule(() -> ctx.channel().close(),
                                 limits.readTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -146,10 +143,7 @@ final class ConnectionGuard {
             return new ChannelInboundHandlerAdapter() {
                 @Override
                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                    if (refused) {
-                        ReferenceCountUtil.release(msg);
-                        return;
-                    }
+                    if (droppedAfterRefusal(msg)) return;
                     if (msg instanceof HttpRequest request) {
                         stop();
                         betweenRequests = false;
@@ -164,6 +158,12 @@ final class ConnectionGuard {
                     ctx.fireChannelRead(msg);
                 }
             };
+        }
+
+        /** Once refused, everything the client still sends is read and dropped until the connection closes. */
+        private boolean droppedAfterRefusal(Object msg) {
+            if (refused) ReferenceCountUtil.release(msg);
+            return refused;
         }
 
         private void stop() {

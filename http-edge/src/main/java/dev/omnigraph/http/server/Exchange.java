@@ -115,7 +115,6 @@ final class Exchange {
         if (reply.status() == 503 && "too_many_requests".equals(reply.body().path("code").asText(null))) {
             response.header(HttpHeaderNames.RETRY_AFTER, "1");
         }
-        if (reply.status() == 413) response.keepAlive(false); // the rest of an oversize body is not worth reading
         return json(reply.status(), reply.body());
     }
 

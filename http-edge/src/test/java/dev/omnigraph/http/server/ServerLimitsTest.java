@@ -131,8 +131,6 @@ class ServerLimitsTest {
                     + "Content-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{");
             assertThat(r.status()).isEqualTo(413);
             assertThat(Json.parse(r.body(), "response").path("resource_limit").path("limit").asLong()).isEqualTo(1L << 20);
-            assertThat(r.header("Connection")).isEqualTo("close");
-            assertThat(c.awaitClosed()).isTrue();
         }
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.omnigraph.http.testing.ErrorBodyAudit;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.error.ParseError;
@@ -63,9 +64,11 @@ class StreamingResponsesTest {
     }
 
     Reply get(String path) {
-        return client.get().uri(path).responseSingle((r, b) -> b.asString(StandardCharsets.UTF_8).defaultIfEmpty("")
+        Reply reply = client.get().uri(path).responseSingle((r, b) -> b.asString(StandardCharsets.UTF_8).defaultIfEmpty("")
                 .map(text -> new Reply(r.status().code(), r.responseHeaders().get("Content-Type"), text)))
                 .block(Duration.ofSeconds(30));
+        if (reply.status() >= 400) ErrorBodyAudit.check(reply.status(), reply.body());
+        return reply;
     }
 
     @Test
