@@ -96,7 +96,7 @@ public final class OmnigraphServer implements AutoCloseable {
                 LOG.info("no auth tokens configured: serving loopback only");
             }
         }
-        Routes routes = new Routes(registry, config.tokens(), config.limits(),
+        Routes routes = new Routes(registry, config.tokens(),
                 OpenApi.document(registry.singleId().isPresent(), config.tokens().enabled()));
         ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         OmnigraphServer omnigraph = new OmnigraphServer(registry, config, routes, connections);

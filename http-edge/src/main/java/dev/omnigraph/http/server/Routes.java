@@ -27,13 +27,11 @@ final class Routes {
 
     private final GraphRegistry registry;
     private final BearerTokens tokens;
-    private final ServerLimits limits;
     private final JsonNode openApi;
 
-    Routes(GraphRegistry registry, BearerTokens tokens, ServerLimits limits, JsonNode openApi) {
+    Routes(GraphRegistry registry, BearerTokens tokens, JsonNode openApi) {
         this.registry = registry;
         this.tokens = tokens;
-        this.limits = limits;
         this.openApi = openApi;
     }
 
