@@ -26,7 +26,8 @@ final class LanceFailures {
             return new CommitConflict(ref.toString(), readVersion, false, failure);
         }
         if (message.contains("was not found") || message.contains("not found")) {
-            return new NotFound("table", ref.toString(), operation + ": " + ref + " was not found: " + firstLine(message));
+            // The native message names dataset paths and its own source files: not for a client.
+            return new NotFound("table", ref.toString(), operation + ": a dataset of this graph was not found");
         }
         return new StorageFault(operation + " on " + ref + " failed: " + firstLine(message), failure);
     }

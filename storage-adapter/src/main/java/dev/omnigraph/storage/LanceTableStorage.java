@@ -293,7 +293,7 @@ public final class LanceTableStorage implements TableStorage {
         LanceBranchNames.requireValid(name);
         return withDataset("deleteBranch", TableRef.main(path), OptionalLong.empty(), (dataset, allocator) -> {
             if (dataset.branches().list().stream().noneMatch(branch -> branch.getName().equals(name))) {
-                throw new NotFound("branch", name, "branch " + name + " does not exist on " + path);
+                throw new NotFound("branch", name, "branch " + name + " does not exist on this dataset");
             }
             dataset.branches().delete(name);
             return Boolean.TRUE;
@@ -436,7 +436,7 @@ public final class LanceTableStorage implements TableStorage {
         String name = ref.branch().orElseThrow();
         return branchesOf(ref.path(), allocator).stream().filter(branch -> branch.name().equals(name))
                 .mapToLong(LanceBranch::parentVersion).findFirst()
-                .orElseThrow(() -> new NotFound("branch", name, "branch " + name + " does not exist on " + ref.path()));
+                .orElseThrow(() -> new NotFound("branch", name, "branch " + name + " does not exist on this dataset"));
     }
 
     private static List<LanceBranch> branchesOf(String path, BufferAllocator allocator) {

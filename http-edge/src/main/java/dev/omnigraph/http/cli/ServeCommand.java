@@ -51,12 +51,25 @@ final class ServeCommand implements Callable<Integer> {
             description = "How long shutdown waits for in-flight requests (default: ${DEFAULT-VALUE}).")
     long graceSeconds;
 
+    @Option(names = "--read-timeout", defaultValue = "30", paramLabel = "<seconds>",
+            description = "A request head must arrive within this of its first byte, and a body may pause no longer "
+                    + "(default: ${DEFAULT-VALUE}).")
+    long readTimeoutSeconds;
+
+    @Option(names = "--idle-timeout", defaultValue = "60", paramLabel = "<seconds>",
+            description = "Close a connection with no request in progress after this (default: ${DEFAULT-VALUE}).")
+    long idleTimeoutSeconds;
+
+    @Option(names = "--max-connections", defaultValue = "1024", paramLabel = "<n>",
+            description = "Open connections beyond this are answered 503 and closed (default: ${DEFAULT-VALUE}).")
+    int maxConnections;
+
     @Option(names = "--json", description = "Print the start-up banner as JSON.")
     boolean json;
 
     @Override
     public Integer call() {
-        BearerTokens tokens = tokensFile != null ? BearerTokens.fromFile(tokensFile)
+        BearerTokens tokens = tokensFile != null ? BearerTokens.fromFile(tokensFile, "--tokens-file")
                 : BearerTokens.fromEnvironment(System.getenv(BearerTokens.ENV));
         Path served = servedPath();
         if (bind != null) {
@@ -71,9 +84,18 @@ final class ServeCommand implements Callable<Integer> {
                 throw new dev.omnigraph.storage.error.BadRequest("--bind port must be a number, got '" + bind + "'");
             }
         }
-        OmnigraphServer.Config config = new OmnigraphServer.Config(served, host, port, tokens,
-                ServerLimits.DEFAULT.withShutdownGrace(Duration.ofSeconds(graceSeconds)));
+        OmnigraphServer.Config config = new OmnigraphServer.Config(served, host, port, tokens, limits());
         return serve(cli.services(), config, cli.out, json);
+    }
+
+    private ServerLimits limits() {
+        if (graceSeconds < 0 || readTimeoutSeconds < 1 || idleTimeoutSeconds < 1 || maxConnections < 1) {
+            throw new dev.omnigraph.storage.error.BadRequest("--shutdown-grace must be 0 or more; --read-timeout, "
+                    + "--idle-timeout and --max-connections must be at least 1");
+        }
+        return ServerLimits.DEFAULT.withShutdownGrace(Duration.ofSeconds(graceSeconds))
+                .withTimeouts(Duration.ofSeconds(readTimeoutSeconds), Duration.ofSeconds(idleTimeoutSeconds))
+                .withMaxConnections(maxConnections);
     }
 
     /** Exactly one of the positional path, --root and --graph names what to serve. */

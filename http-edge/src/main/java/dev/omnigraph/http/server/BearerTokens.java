@@ -2,9 +2,9 @@ package dev.omnigraph.http.server;
 
 import dev.omnigraph.storage.error.BadRequest;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -35,7 +35,10 @@ public final class BearerTokens {
         return NONE;
     }
 
-    /** Parses {@code token=actor} entries; blank entries and {@code #} comments are skipped. */
+    /**
+     * Parses {@code token=actor} entries; blank entries and {@code #} comments are skipped. The actor follows the
+     * last {@code =}, so tokens may contain {@code =} (base64 padding) and actor names may not.
+     */
     public static BearerTokens parse(String text, String origin) {
         List<Entry> entries = new ArrayList<>();
         int number = 0;
@@ -43,7 +46,7 @@ public final class BearerTokens {
             number++;
             String entry = raw.strip();
             if (entry.isEmpty() || entry.startsWith("#")) continue;
-            int eq = entry.indexOf('=');
+            int eq = entry.lastIndexOf('=');
             if (eq <= 0 || eq == entry.length() - 1) {
                 throw new BadRequest(origin + " entry " + number + " is not token=actor");
             }
@@ -57,13 +60,22 @@ public final class BearerTokens {
         return new BearerTokens(entries);
     }
 
-    /** Reads a token file (blocking: call at start-up, never on an event loop). */
-    public static BearerTokens fromFile(Path file) {
+    /**
+     * Reads a token file (blocking: call at start-up, never on an event loop). A missing or unreadable file is a
+     * {@link BadRequest} naming {@code what} (the flag that gave it), not an internal error.
+     */
+    public static BearerTokens fromFile(Path file, String what) {
         try {
-            return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+            return parse(Files.readString(file, StandardCharsets.UTF_8), what + " " + file);
+        } catch (NoSuchFileException e) {
+            throw new BadRequest(what + " " + file + ": no such file");
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read token file " + file, e);
+            throw new BadRequest(what + " " + file + ": cannot be read (" + e.getClass().getSimpleName() + ")");
         }
+    }
+
+    public static BearerTokens fromFile(Path file) {
+        return fromFile(file, "token file");
     }
 
     /** The tokens of {@code OMNIGRAPH_TOKENS}, or none when it is unset or blank. */

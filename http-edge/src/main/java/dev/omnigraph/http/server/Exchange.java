@@ -7,7 +7,6 @@ import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -17,13 +16,23 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 
-/** One request being served: its parsed query string, its actor, and body readers that enforce the size limits. */
+/**
+ * One request being served: its id, its parsed target, its actor, body readers that enforce the size limits, and
+ * the one way responses are sent ({@link #send}), on the connection's event loop.
+ */
 final class Exchange {
+    private static final Logger LOG = LoggerFactory.getLogger(Exchange.class);
+    static final String REQUEST_ID = "X-Request-Id";
     static final String JSON = "application/json";
     static final String NDJSON = "application/x-ndjson";
     private static final Set<String> NDJSON_TYPES = Set.of(NDJSON, "application/ndjson", "application/jsonl",
@@ -31,16 +40,49 @@ final class Exchange {
 
     final HttpServerRequest request;
     final HttpServerResponse response;
+    final String requestId;
     final Map<String, List<String>> query;
     final Optional<String> actor;
     final ServerLimits limits;
+    private final Scheduler loop;
 
-    Exchange(HttpServerRequest request, HttpServerResponse response, Optional<String> actor, ServerLimits limits) {
+    private Exchange(HttpServerRequest request, HttpServerResponse response, String requestId, Scheduler loop,
+                     Map<String, List<String>> query, Optional<String> actor, ServerLimits limits) {
         this.request = request;
         this.response = response;
-        this.query = new QueryStringDecoder(request.uri()).parameters();
+        this.requestId = requestId;
+        this.loop = loop;
+        this.query = query;
         this.actor = actor;
         this.limits = limits;
+    }
+
+    /**
+     * A request before its target is parsed or its caller known (parsing can fail; the failure still needs this to
+     * be answered). Stamps the request id on the response at once, so every answer carries it.
+     */
+    static Exchange begin(HttpServerRequest request, HttpServerResponse response, String requestId, ServerLimits limits) {
+        Scheduler[] loop = new Scheduler[1];
+        request.withConnection(connection -> loop[0] = Schedulers.fromExecutor(connection.channel().eventLoop()));
+        response.header(REQUEST_ID, requestId);
+        return new Exchange(request, response, requestId, loop[0], Map.of(), Optional.empty(), limits);
+    }
+
+    /** The same request with its parsed query string and authenticated actor. */
+    Exchange resolved(Map<String, List<String>> parsedQuery, Optional<String> caller) {
+        return new Exchange(request, response, requestId, loop, parsedQuery, caller, limits);
+    }
+
+    /**
+     * Subscribes a response on the connection's event loop, in a task of its own. Written there, the response's
+     * last write, its completion and Reactor Netty's end of the request all happen in that one task, before the
+     * loop reads the client's next keep-alive request. Written from a storage thread instead, the end of the
+     * request lags behind the bytes on the wire: the next request is buffered as "pipelined", and when that one is
+     * answered synchronously Reactor Netty (1.3.7, reactor-netty#4361) stops reading the connection, so the
+     * request after it is never answered.
+     */
+    Mono<Void> send(Publisher<Void> sending) {
+        return Mono.from(sending).subscribeOn(loop);
     }
 
     Optional<String> param(String name) {
@@ -54,21 +96,38 @@ final class Exchange {
 
     Mono<Void> json(int status, JsonNode body) {
         byte[] bytes = Json.bytes(body);
-        return response.status(status)
+        return send(response.status(status)
                 .header(HttpHeaderNames.CONTENT_TYPE, JSON)
                 .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(bytes.length))
-                .sendByteArray(Mono.just(bytes)).then();
+                .sendByteArray(Mono.just(bytes)).then());
     }
 
-    /** Sends the error body; after the status line has gone out the failure can only abort the connection. */
+    /**
+     * Sends the error body with this request's id; the log keeps the full failure under the same id (the body of a
+     * server fault says only that there was one). After the status line has gone out the failure can only abort
+     * the connection.
+     */
     Mono<Void> error(Throwable failure, Function<String, String> entityKind) {
+        ErrorBodies.Reply reply = ErrorBodies.served(failure, entityKind, requestId);
+        log(reply, failure);
         if (response.hasSentHeaders()) return Mono.error(failure);
-        ErrorBodies.Reply reply = ErrorBodies.of(failure, entityKind);
         if (reply.status() == 401) response.header(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
         if (reply.status() == 503 && "too_many_requests".equals(reply.body().path("code").asText(null))) {
             response.header(HttpHeaderNames.RETRY_AFTER, "1");
         }
         return json(reply.status(), reply.body());
+    }
+
+    /** Server faults with their stack, refusals in one line; off the event loop (the log stream may block). */
+    private void log(ErrorBodies.Reply reply, Throwable failure) {
+        String line = request.method().name() + " " + request.uri();
+        if (reply.status() >= 500) {
+            Schedulers.boundedElastic().schedule(() -> LOG.warn("request {} {} failed ({}): {}", requestId, line,
+                    reply.status(), failure.toString(), failure));
+        } else if (LOG.isDebugEnabled()) {
+            Schedulers.boundedElastic().schedule(() -> LOG.debug("request {} {} refused ({}): {}", requestId, line,
+                    reply.status(), failure.toString()));
+        }
     }
 
     /** The JSON request body, read up to the body limit; an absent body is {@code {}} when {@code optional}. */

@@ -32,6 +32,8 @@ import reactor.netty.http.server.HttpServerResponse;
 public final class OmnigraphServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OmnigraphServer.class);
     public static final String LOOPBACK = "127.0.0.1";
+    private static final java.util.regex.Pattern IPV4_LOOPBACK =
+            java.util.regex.Pattern.compile("127(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
 
     /** What to serve and how: a graph root or a directory of roots, the bind address, tokens and limits. */
     public record Config(Path root, String host, int port, BearerTokens tokens, ServerLimits limits) {
@@ -62,6 +64,8 @@ public final class OmnigraphServer implements AutoCloseable {
     private final Routes routes;
     private final ChannelGroup connections;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final RequestIds requestIds = new RequestIds();
+    private final ConnectionGuard guard;
     private final AtomicBoolean shuttingDown = new AtomicBoolean();
     private final Sinks.Empty<Void> terminated = Sinks.empty();
     private volatile boolean draining;
@@ -72,6 +76,7 @@ public final class OmnigraphServer implements AutoCloseable {
         this.config = config;
         this.routes = routes;
         this.connections = connections;
+        this.guard = new ConnectionGuard(config.limits(), requestIds);
     }
 
     /**
@@ -91,16 +96,22 @@ public final class OmnigraphServer implements AutoCloseable {
                 LOG.info("no auth tokens configured: serving loopback only");
             }
         }
-        Routes routes = new Routes(registry, config.tokens(), config.limits(),
+        Routes routes = new Routes(registry, config.tokens(),
                 OpenApi.document(registry.singleId().isPresent(), config.tokens().enabled()));
         ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         OmnigraphServer omnigraph = new OmnigraphServer(registry, config, routes, connections);
         Config bound = config;
         Mono<?> warm = registry.singleId().map(registry::graph).map(m -> (Mono<?>) m).orElse(Mono.empty());
+        ServerLimits limits = bound.limits();
         return warm.then(HttpServer.create()
                         .host(bound.host())
                         .port(bound.port())
                         .channelGroup(connections)
+                        .idleTimeout(limits.idleTimeout())
+                        .readTimeout(limits.readTimeout())
+                        .httpRequestDecoder(spec -> spec.maxInitialLineLength(limits.maxUriBytes())
+                                .maxHeaderSize(limits.maxHeaderBytes()))
+                        .doOnChannelInit((observer, channel, remote) -> omnigraph.guard.install(channel))
                         .handle((req, res) -> omnigraph.handle(req, res))
                         .bind())
                 .map(disposable -> {
@@ -109,20 +120,26 @@ public final class OmnigraphServer implements AutoCloseable {
                 });
     }
 
+    /** Loopback names and literals only: {@code localhost}, IPv6 {@code ::1}, an IPv4 literal in 127.0.0.0/8. */
     static boolean isLoopback(String host) {
-        return host.equals("localhost") || host.equals("::1") || host.equals("[::1]") || host.startsWith("127.");
+        String h = host.strip().toLowerCase(java.util.Locale.ROOT);
+        return h.equals("localhost") || h.equals("::1") || h.equals("[::1]") || h.equals("0:0:0:0:0:0:0:1")
+                || h.equals("[0:0:0:0:0:0:0:1]") || IPV4_LOOPBACK.matcher(h).matches();
     }
 
+    /**
+     * Counts the request, then serves it. Nothing here may throw: the count must come down whatever happens, or a
+     * graceful shutdown would wait out its whole grace period for a request that is long gone.
+     */
     private Publisher<Void> handle(HttpServerRequest request, HttpServerResponse response) {
         inFlight.incrementAndGet();
-        Mono<Void> work = draining
-                ? Mono.defer(() -> {
+        return Mono.defer(() -> {
+                    Exchange ex = Exchange.begin(request, response, requestIds.next(), config.limits());
+                    if (!draining) return routes.dispatch(ex);
                     response.keepAlive(false);
-                    return new Exchange(request, response, Optional.empty(), config.limits())
-                            .error(new HttpProblem(503, null, "the server is shutting down; retry shortly"), n -> null);
+                    return ex.error(new HttpProblem(503, null, "the server is shutting down; retry shortly"), n -> null);
                 })
-                : routes.dispatch(request, response);
-        return work.doFinally(signal -> inFlight.decrementAndGet());
+                .doFinally(signal -> inFlight.decrementAndGet());
     }
 
     public int port() {
@@ -151,6 +168,11 @@ public final class OmnigraphServer implements AutoCloseable {
     /** The shared handle of a served graph (for embedders and tests). */
     public Mono<Omnigraph> graph(String graphId) {
         return registry.graph(graphId);
+    }
+
+    /** Connections open right now (refused ones included until they close). */
+    public int openConnections() {
+        return guard.open();
     }
 
     /** Requests being served right now. */

@@ -15,7 +15,10 @@ record Route(String method, String path, Handler handler) {
         Mono<Void> handle(Exchange exchange, Omnigraph graph, Map<String, String> vars);
     }
 
-    /** The captured variables when {@code segments} match this route's path (method aside). */
+    /**
+     * The captured variables when the raw (still encoded) {@code segments} match this route's path, method aside.
+     * Literals match raw segments; captures are decoded after matching, so {@code %2F} is data, never a separator.
+     */
     Optional<Map<String, String>> match(List<String> segments) {
         String[] parts = path.split("/");
         if (parts.length != segments.size()) return Optional.empty();
@@ -23,7 +26,7 @@ record Route(String method, String path, Handler handler) {
         for (int i = 0; i < parts.length; i++) {
             String part = parts[i];
             if (part.startsWith("{") && part.endsWith("}")) {
-                vars.put(part.substring(1, part.length() - 1), segments.get(i));
+                vars.put(part.substring(1, part.length() - 1), RequestTarget.decode(segments.get(i)));
             } else if (!part.equals(segments.get(i))) {
                 return Optional.empty();
             }

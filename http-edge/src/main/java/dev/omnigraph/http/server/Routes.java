@@ -4,24 +4,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.omnigraph.engine.Omnigraph;
-import dev.omnigraph.http.wire.ErrorBodies;
 import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.Shapes;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 import reactor.netty.http.server.HttpServerRequest;
-import reactor.netty.http.server.HttpServerResponse;
 
 /**
  * Top-level dispatch: {@code /healthz} and {@code /openapi.json} (open), then the bearer check, then
@@ -29,31 +23,33 @@ import reactor.netty.http.server.HttpServerResponse;
  * the root. Every failure becomes the one JSON error body.
  */
 final class Routes {
-    private static final Logger LOG = LoggerFactory.getLogger(Routes.class);
     static final List<Route> GRAPH_ROUTES = concat(ReadRoutes.routes(), WriteRoutes.routes());
 
     private final GraphRegistry registry;
     private final BearerTokens tokens;
-    private final ServerLimits limits;
     private final JsonNode openApi;
 
-    Routes(GraphRegistry registry, BearerTokens tokens, ServerLimits limits, JsonNode openApi) {
+    Routes(GraphRegistry registry, BearerTokens tokens, JsonNode openApi) {
         this.registry = registry;
         this.tokens = tokens;
-        this.limits = limits;
         this.openApi = openApi;
     }
 
-    Mono<Void> dispatch(HttpServerRequest request, HttpServerResponse response) {
-        List<String> segments = segments(new QueryStringDecoder(request.uri()).path());
+    /**
+     * Routes one request. Everything, the URI's parsing included, happens inside the returned {@code Mono}, so a
+     * malformed request is answered (400) like any other failure and never escapes the server's request count.
+     */
+    Mono<Void> dispatch(Exchange begun) {
+        HttpServerRequest request = begun.request;
         String method = request.method().name();
-        Exchange open = new Exchange(request, response, Optional.empty(), limits);
         return Mono.defer(() -> {
+            RequestTarget target = RequestTarget.parse(request.uri());
+            List<String> segments = target.rawSegments();
             if (segments.equals(List.of("healthz"))) {
-                return only(method, "GET").then(Mono.defer(() -> open.json(200, Shapes.health())));
+                return only(method, "GET").then(Mono.defer(() -> begun.json(200, Shapes.health())));
             }
             if (segments.equals(List.of("openapi.json"))) {
-                return only(method, "GET").then(Mono.defer(() -> open.json(200, openApi)));
+                return only(method, "GET").then(Mono.defer(() -> begun.json(200, openApi)));
             }
             Optional<String> actor = Optional.empty();
             if (tokens.enabled()) {
@@ -62,20 +58,17 @@ final class Routes {
                     throw HttpProblem.unauthorized("missing or unknown bearer token (send Authorization: Bearer <token>)");
                 }
             }
-            Exchange ex = new Exchange(request, response, actor, limits);
+            Exchange ex = begun.resolved(target.query(), actor);
             if (!segments.isEmpty() && segments.get(0).equals("graphs")) {
                 if (segments.size() == 1) return only(method, "GET").then(Mono.defer(() -> listGraphs(ex)));
-                return graphRoute(ex, method, segments.get(1), segments.subList(2, segments.size()));
+                return graphRoute(ex, method, RequestTarget.decode(segments.get(1)), segments.subList(2, segments.size()));
             }
             if (registry.singleId().isPresent()) {
                 return graphRoute(ex, method, registry.singleId().get(), segments);
             }
-            throw HttpProblem.notFound("no route " + method + " /" + String.join("/", segments)
+            throw HttpProblem.notFound("no route " + method + " " + target.rawPath()
                     + "; per-graph routes live under /graphs/{graph_id}/");
-        }).onErrorResume(e -> {
-            logIfInternal(e);
-            return open.error(e, name -> null);
-        });
+        }).onErrorResume(e -> begun.error(e, name -> null));
     }
 
     private Mono<Void> listGraphs(Exchange ex) {
@@ -100,21 +93,19 @@ final class Routes {
                 vars = found.get();
             }
         }
+        String path = "/" + String.join("/", rest);
         if (matched == null && allowed.isEmpty()) {
-            throw HttpProblem.notFound("no route " + method + " /" + String.join("/", rest) + " on a graph");
+            throw HttpProblem.notFound("no route " + method + " " + path + " on a graph");
         }
         if (matched == null) {
             ex.response.header(HttpHeaderNames.ALLOW, String.join(", ", allowed));
-            throw new HttpProblem(405, "method_not_allowed", method + " is not served on /" + String.join("/", rest)
+            throw new HttpProblem(405, "method_not_allowed", method + " is not served on " + path
                     + " (allowed: " + String.join(", ", allowed) + ")");
         }
         Route route = matched;
         Map<String, String> captured = vars;
         return registry.graph(graphId).flatMap(graph -> Mono.defer(() -> route.handler().handle(ex, graph, captured))
-                .onErrorResume(e -> {
-                    logIfInternal(e);
-                    return ex.error(e, entityKinds(graph));
-                }));
+                .onErrorResume(e -> ex.error(e, entityKinds(graph))));
     }
 
     /** "node" / "edge" for a type name of this graph, for the key_conflict detail. */
@@ -126,21 +117,6 @@ final class Routes {
     private static Mono<Void> only(String method, String expected) {
         return method.equals(expected) ? Mono.empty()
                 : Mono.error(new HttpProblem(405, "method_not_allowed", method + " is not served here (allowed: " + expected + ")"));
-    }
-
-    private static List<String> segments(String path) {
-        List<String> out = new ArrayList<>();
-        for (String part : path.split("/")) {
-            if (!part.isEmpty()) out.add(part);
-        }
-        return out;
-    }
-
-    /** Server faults are logged off the event loop (the log writes to a stream, which may block). */
-    private static void logIfInternal(Throwable e) {
-        if (ErrorBodies.of(e).status() >= 500) {
-            Schedulers.boundedElastic().schedule(() -> LOG.warn("request failed: {}", e.toString(), e));
-        }
     }
 
     private static List<Route> concat(List<Route> a, List<Route> b) {

@@ -45,7 +45,7 @@ final class Streaming {
                         return text.toString().getBytes(StandardCharsets.UTF_8);
                     }),
                     Mono.fromSupplier(() -> ("],\"row_count\":" + count.get() + "}").getBytes(StandardCharsets.UTF_8)));
-            return ex.response.status(200).header(HttpHeaderNames.CONTENT_TYPE, Exchange.JSON).sendByteArray(chunks);
+            return ex.send(ex.response.status(200).header(HttpHeaderNames.CONTENT_TYPE, Exchange.JSON).sendByteArray(chunks));
         }).then();
     }
 
@@ -58,7 +58,7 @@ final class Streaming {
                 batch.forEach(line -> text.append(line).append('\n'));
                 return text.toString().getBytes(StandardCharsets.UTF_8);
             });
-            return ex.response.status(200).header(HttpHeaderNames.CONTENT_TYPE, Exchange.NDJSON).sendByteArray(chunks);
+            return ex.send(ex.response.status(200).header(HttpHeaderNames.CONTENT_TYPE, Exchange.NDJSON).sendByteArray(chunks));
         }).then();
     }
 }

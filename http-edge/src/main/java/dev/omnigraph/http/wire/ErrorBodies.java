@@ -55,6 +55,24 @@ public final class ErrorBodies {
         return of(failure, name -> null);
     }
 
+    /**
+     * The body a server sends: {@link #of} plus {@code request_id}. A server fault ({@code code: internal}) says only
+     * that one happened: its message may name files, datasets or native sources, and the server logs it in full
+     * under the same request id.
+     */
+    public static Reply served(Throwable failure, Function<String, String> entityKind, String requestId) {
+        Reply reply = of(failure, entityKind);
+        if (!"internal".equals(reply.body().path("code").asText(null))) {
+            reply.body().put("request_id", requestId);
+            return reply;
+        }
+        String message = "internal error (" + reply.wireCode() + "); the server log has the details under request id "
+                + requestId;
+        Reply redacted = reply(reply.status(), "internal", message, reply.wireCode());
+        redacted.body().put("request_id", requestId);
+        return redacted;
+    }
+
     private static Reply omnigraph(OmnigraphException e, Function<String, String> entityKind) {
         ErrorCode code = e.code();
         Reply reply = reply(code.httpStatus(), coarse(code), e.getMessage(), code.wireName());

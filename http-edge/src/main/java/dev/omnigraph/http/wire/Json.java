@@ -1,6 +1,8 @@
 package dev.omnigraph.http.wire;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -22,7 +24,16 @@ import java.util.Map;
  * Jackson's java.time module: dates become ISO strings, and nothing reflective runs on the event loop.
  */
 public final class Json {
-    public static final ObjectMapper MAPPER = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+    /**
+     * Jackson's default 20 MB cap on one string would refuse a {@code /load} envelope the body limit admits (32 MiB
+     * of NDJSON in one {@code data} string) as "malformed". Every document handed to {@link #parse} is already
+     * bounded by the caller's byte limit, and no string can be longer than its document, so the string cap is
+     * lifted here; the nesting and number caps stay at Jackson's defaults.
+     */
+    public static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+            .build())
+            .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {
     };

@@ -215,6 +215,17 @@ class CliTest {
         assertThat(after.onErrorReturn(-1).block(Duration.ofSeconds(10))).isEqualTo(-1);
     }
 
+    @Test
+    void serveWithAMissingTokensFileIsAStartupErrorNamingTheFlag() {
+        ok("init", "--schema", schema.toString(), root.toString());
+        Run run = run("serve", root.toString(), "--port", "0", "--tokens-file", dir.resolve("absent").toString());
+        assertThat(run.code()).as(run.toString()).isEqualTo(1);
+        assertThat(run.err()).contains("--tokens-file").contains("no such file").doesNotContain("internal");
+        Run bad = run("serve", root.toString(), "--port", "0", "--max-connections", "0");
+        assertThat(bad.code()).as(bad.toString()).isEqualTo(1);
+        assertThat(bad.err()).contains("--max-connections");
+    }
+
     // ---- these need the engine's read queries and export ----------------------------------------------------
 
     @Test

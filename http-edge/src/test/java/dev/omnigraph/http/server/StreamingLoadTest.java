@@ -146,4 +146,28 @@ class StreamingLoadTest {
         // The server is still healthy afterwards.
         assertThat(http.get("/healthz").status()).isEqualTo(200);
     }
+
+    /**
+     * Jackson's default cap of 20,000,000 characters on one string once refused this as "malformed JSON" although
+     * the body limit is 32 MiB. (The data stays under the engine's own Arrow-bytes estimate for one load.)
+     */
+    @Test
+    void aLoadEnvelopeWhoseDataIsOver20MillionCharactersIsLoaded() {
+        http.init(dir.resolve("g"));
+        http.start(dir);
+        String bio = "b".repeat(7_000_000);
+        StringBuilder data = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            data.append("{\"type\":\"Person\",\"data\":{\"name\":\"big").append(i).append("\",\"bio\":\"")
+                    .append(bio).append("\"}}\n");
+        }
+        byte[] body = Json.text(Json.object().put("data", data.toString()).put("mode", "append"))
+                .getBytes(StandardCharsets.UTF_8);
+        assertThat(data.length()).isGreaterThan(20_000_000);
+        assertThat(body.length).isLessThan(32 << 20);
+        Reply reply = http.send(HttpMethod.POST, "/graphs/g/load", Map.of("Content-Type", "application/json"),
+                HttpFixture.chunks(body, 1 << 20));
+        assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
+        assertThat(reply.json().path("total_entities").asLong()).isEqualTo(3);
+    }
 }

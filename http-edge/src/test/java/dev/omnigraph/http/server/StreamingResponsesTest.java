@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.omnigraph.http.testing.ErrorBodyAudit;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.error.ParseError;
@@ -11,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,7 +37,7 @@ class StreamingResponsesTest {
     @BeforeEach
     void setUp() {
         server = HttpServer.create().host("127.0.0.1").port(0).handle((req, res) -> {
-            Exchange ex = new Exchange(req, res, Optional.empty(), ServerLimits.DEFAULT);
+            Exchange ex = Exchange.begin(req, res, "test-1", ServerLimits.DEFAULT);
             ObjectNode head = Json.object().put("query_name", "q");
             List<String> columns = List.of("name", "n", "born");
             return switch (new io.netty.handler.codec.http.QueryStringDecoder(req.uri()).path()) {
@@ -66,9 +66,11 @@ class StreamingResponsesTest {
     }
 
     Reply get(String path) {
-        return client.get().uri(path).responseSingle((r, b) -> b.asString(StandardCharsets.UTF_8).defaultIfEmpty("")
+        Reply reply = client.get().uri(path).responseSingle((r, b) -> b.asString(StandardCharsets.UTF_8).defaultIfEmpty("")
                 .map(text -> new Reply(r.status().code(), r.responseHeaders().get("Content-Type"), text)))
                 .block(Duration.ofSeconds(30));
+        if (reply.status() >= 400) ErrorBodyAudit.check(reply.status(), reply.body());
+        return reply;
     }
 
     @Test
@@ -117,7 +119,7 @@ class StreamingResponsesTest {
         CompletableFuture<SignalType> ended = new CompletableFuture<>();
         server.disposeNow();
         server = HttpServer.create().host("127.0.0.1").port(0).handle((req, res) -> Streaming.rowsEnvelope(
-                new Exchange(req, res, Optional.empty(), ServerLimits.DEFAULT), Json.object().put("query_name", "q"),
+                Exchange.begin(req, res, "test-1", ServerLimits.DEFAULT), Json.object().put("query_name", "q"),
                 List.of("pad"), Flux.range(0, 1_000_000).doOnNext(i -> produced.incrementAndGet())
                         .doFinally(ended::complete)
                         .map(i -> List.<Object>of("x".repeat(200))), n -> null)).bindNow();

@@ -19,7 +19,10 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 
-/** A real server on an ephemeral loopback port over real graphs, and a real Reactor Netty client. */
+/**
+ * A real server on an ephemeral loopback port over real graphs, and a real Reactor Netty client. Every error
+ * response it reads is checked by {@link ErrorBodyAudit}.
+ */
 public final class HttpFixture {
     public static final String SCHEMA = """
             node Person {
@@ -112,7 +115,10 @@ public final class HttpFixture {
                 .uri(path)
                 .send(body)
                 .responseSingle((response, content) -> content.asString(StandardCharsets.UTF_8).defaultIfEmpty("")
-                        .map(text -> new Reply(response.status().code(), response.responseHeaders(), text)));
+                        .map(text -> new Reply(response.status().code(), response.responseHeaders(), text)))
+                .doOnNext(reply -> {
+                    if (reply.status() >= 400) ErrorBodyAudit.check(reply.status(), reply.body());
+                });
     }
 
     public static Mono<ByteBuf> text(String text) {

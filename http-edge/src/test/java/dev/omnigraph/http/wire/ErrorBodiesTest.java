@@ -105,4 +105,24 @@ class ErrorBodiesTest {
         assertThat(row.toString()).isEqualTo(
                 "{\"a\":\"x\",\"b\":1,\"c\":2,\"d\":1.5,\"e\":\"2020-01-02\",\"f\":[\"2024-01-02T03:04:05Z\",\"NaN\"]}");
     }
+
+    @Test
+    void servedBodiesCarryTheRequestIdAndServerFaultsSayNoMore() {
+        String nativeDetail = "scan on /srv/graphs/social/nodes/Person.lance failed: LanceError(IO): "
+                + "No such file or directory, /home/ci/.cargo/registry/src/lance-0.39.0/src/dataset.rs:1234:56";
+        ErrorBodies.Reply fault = ErrorBodies.served(new StorageFault(nativeDetail, new RuntimeException("x")), n -> null, "ab12-7");
+        assertThat(fault.status()).isEqualTo(500);
+        assertThat(fault.body().path("code").asText()).isEqualTo("internal");
+        assertThat(fault.body().path("request_id").asText()).isEqualTo("ab12-7");
+        assertThat(fault.body().path("error").asText()).contains("ab12-7").doesNotContain("/srv").doesNotContain(".rs")
+                .doesNotContain("Lance");
+        ErrorBodies.Reply crash = ErrorBodies.served(new IllegalStateException("at /tmp/x"), n -> null, "ab12-8");
+        assertThat(crash.body().toString()).doesNotContain("/tmp").doesNotContain("IllegalStateException");
+
+        ErrorBodies.Reply missing = ErrorBodies.served(new NotFound("branch", "dev", "branch dev does not exist in this graph"),
+                n -> null, "ab12-9");
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(missing.body().path("error").asText()).isEqualTo("branch dev does not exist in this graph");
+        assertThat(missing.body().path("request_id").asText()).isEqualTo("ab12-9");
+    }
 }

@@ -286,7 +286,7 @@ public final class DirectPublishPipeline {
 
     /** A conflict on the first commit: nothing landed, so the intent is retired and the write replanned or refused. */
     private Mono<Void> effectFree(String operationId, CommitConflict conflict, ChangeSet changes) {
-        ReadSetChanged moved = new ReadSetChanged("table " + conflict.path(), "read version " + conflict.readVersion(),
+        ReadSetChanged moved = new ReadSetChanged("table " + conflict.dataset(), "read version " + conflict.readVersion(),
                 "changed by a concurrent writer");
         return ctx.sidecars().delete(operationId)
                 .then(Mono.error(changes.reprepareOnMovedHead() ? new Reprepare(moved) : moved));

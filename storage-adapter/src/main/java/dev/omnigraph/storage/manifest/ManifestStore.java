@@ -179,7 +179,7 @@ public final class ManifestStore {
         return branches().flatMapMany(identities -> Flux.fromIterable(identities).map(BranchIdentity::name))
                 .concatMap(branch -> tables.open(ref(branch), OptionalLong.empty()).flatMapMany(s -> commitsIn(s, byId)), 1)
                 .next()
-                .switchIfEmpty(Mono.error(() -> new NotFound("commit", commitId, "no commit " + commitId + " in the graph at " + root)));
+                .switchIfEmpty(Mono.error(() -> new NotFound("commit", commitId, "no commit " + commitId + " in this graph")));
     }
 
     private Flux<GraphCommit> commitsIn(TableSnapshot snapshot, ScanRequest request) {
@@ -209,7 +209,7 @@ public final class ManifestStore {
     private NotFound branchOrGraphMissing(String graphBranch, NotFound missing) {
         return GraphBranches.MAIN.equals(graphBranch)
                 ? new NotFound("graph", root, "no graph at " + root + " (no " + DIRECTORY + " dataset); run init first")
-                : new NotFound("branch", graphBranch, "branch " + graphBranch + " does not exist in the graph at " + root);
+                : new NotFound("branch", graphBranch, "branch " + graphBranch + " does not exist in this graph");
     }
 
     static CommittedVersion requireLanded(CommittedVersion committed, long expectedVersion, String what) {
