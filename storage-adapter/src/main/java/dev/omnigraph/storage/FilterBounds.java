@@ -40,7 +40,7 @@ public final class FilterBounds {
         return filter;
     }
 
-    private record Shape(int depth, int nots) {}
+    record Shape(int depth, int nots) {}
 
     /**
      * Over-estimates the expression depth: within one parenthesised group, a chain of k boolean operators parses
