@@ -2,14 +2,10 @@ package dev.omnigraph.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -68,19 +64,10 @@ class FilterTextGuardTest {
     }
 
     private static List<Path> javaSources(Path root) {
-        if (!Files.isDirectory(root)) return List.of();
-        try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(p -> p.toString().endsWith(".java")).toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return SeamGuardTest.javaSources(root);
     }
 
     private static String read(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return SeamGuardTest.read(file);
     }
 }
