@@ -74,7 +74,7 @@ final class PointRead implements Scenario {
 
     static Mono<List<Map<String, Object>>> rawLookup(TableStorage tables, TableRef ref, long version, String id) {
         return tables.open(ref, OptionalLong.of(version))
-                .flatMapMany(snapshot -> tables.scan(snapshot, ScanRequest.where("id = " + SqlLiterals.quote(id))))
+                .flatMapMany(snapshot -> tables.scan(snapshot, ScanRequest.where(SqlLiterals.eq("id", id))))
                 .flatMapIterable(RowBatch::rows)
                 .collectList();
     }

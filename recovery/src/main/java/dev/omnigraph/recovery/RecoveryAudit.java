@@ -54,7 +54,7 @@ public final class RecoveryAudit {
     public Mono<Void> record(RecoveryRecord record) {
         return tables.open(ref, OptionalLong.empty())
                 .onErrorResume(NotFound.class, absent -> tables.create(ref.path(), SCHEMA))
-                .flatMap(snapshot -> tables.count(snapshot, Optional.of("operation_id = " + SqlLiterals.quote(record.operationId())))
+                .flatMap(snapshot -> tables.count(snapshot, Optional.of(SqlLiterals.eq("operation_id", record.operationId())))
                         .flatMap(existing -> existing > 0 ? Mono.<Void>empty()
                                 : tables.stageAppend(snapshot, List.of(toRow(record)), Map.of())
                                         .flatMap(tables::commitStaged).then()));

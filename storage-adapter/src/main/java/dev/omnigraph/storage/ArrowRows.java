@@ -137,9 +137,19 @@ public final class ArrowRows {
         }
     }
 
+    /** UTF-8 of {@code text}; NUL or a lone surrogate (which getBytes would turn into '?') is refused. */
+    private static byte[] encodable(String table, ValueVector vector, String text, Map<String, Object> row) {
+        int bad = NativeText.firstInvalid(text);
+        if (bad >= 0) {
+            throw new ValidationError(table, vector.getName(), idOf(row), "column '" + vector.getName() + "' of " + table
+                    + " contains " + NativeText.describe(text, bad) + " at index " + bad);
+        }
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
     private static void write(String table, ValueVector vector, int index, Object value, Map<String, Object> row) {
         try {
-            if (vector instanceof VarCharVector v) v.setSafe(index, ((String) value).getBytes(StandardCharsets.UTF_8));
+            if (vector instanceof VarCharVector v) v.setSafe(index, encodable(table, v, (String) value, row));
             else if (vector instanceof BitVector v) v.setSafe(index, ((Boolean) value) ? 1 : 0);
             else if (vector instanceof IntVector v) v.setSafe(index, (Integer) value);
             else if (vector instanceof BigIntVector v) v.setSafe(index, ((Number) requireIntegral(value)).longValue());

@@ -117,7 +117,7 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Mono<Long> count(TableSnapshot snapshot, Optional<String> filter) {
         return withDataset("count", snapshot.ref(), OptionalLong.of(snapshot.version()),
-                (dataset, allocator) -> filter.map(dataset::countRows).orElseGet(dataset::countRows));
+                (dataset, allocator) -> filter.map(FilterBounds::check).map(dataset::countRows).orElseGet(dataset::countRows));
     }
 
     @Override
@@ -163,6 +163,7 @@ public final class LanceTableStorage implements TableStorage {
     public Mono<Optional<StagedHandle>> stageDelete(TableSnapshot snapshot, String predicate,
                                                     Map<String, String> properties) {
         return stage("stageDelete", snapshot, properties, (dataset, allocator) -> {
+            FilterBounds.check(predicate);
             RowDeletions deletions = new RowDeletions();
             deletions.collect(dataset, predicate);
             if (deletions.isEmpty()) {
@@ -480,7 +481,9 @@ public final class LanceTableStorage implements TableStorage {
             try {
                 dataset = openDataset(allocator, snapshot.ref(), OptionalLong.of(snapshot.version()));
                 ScanOptions.Builder options = new ScanOptions.Builder().batchSize(request.batchSize());
-                request.filter().ifPresent(options::filter);
+                request.filter().map(FilterBounds::check).ifPresent(options::filter);
+                // Lance reads column names as modified UTF-8: only checked identifiers cross.
+                request.columns().forEach(SqlLiterals::requireIdentifier);
                 if (!request.columns().isEmpty()) options.columns(request.columns());
                 request.limit().ifPresent(options::limit);
                 if (request.rowAddress()) options.withRowAddress(true);

@@ -70,7 +70,7 @@ class SeamGuardTest {
         assertThat(INLINE_COMMIT.matcher("storage.commitStaged(handle)").find()).isFalse();
     }
 
-    private static List<Path> javaSources(Path root) {
+    static List<Path> javaSources(Path root) {
         if (!Files.isDirectory(root)) {
             return List.of();
         }
@@ -81,7 +81,7 @@ class SeamGuardTest {
         }
     }
 
-    private static String read(Path file) {
+    static String read(Path file) {
         try {
             return Files.readString(file);
         } catch (IOException e) {

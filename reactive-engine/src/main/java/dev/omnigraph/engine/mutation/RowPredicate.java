@@ -52,31 +52,28 @@ record RowPredicate(String column, CompareOp op, Object value, PropertyType type
      * scans and filters in Java). A null value matches nothing: {@code false}.
      */
     Optional<String> sql() {
-        String name = SqlLiterals.requireIdentifier(column);
+        SqlLiterals.requireIdentifier(column);
         if (value == null) {
             return Optional.of("false");
         }
         String literal;
         if (value instanceof String text) {
+            if (!SqlLiterals.pushable(text)) {
+                return Optional.empty(); // too long to hand to the native parser: compare in Java
+            }
             literal = SqlLiterals.quote(text);
         } else if (value instanceof Boolean || value instanceof Integer
                 || (value instanceof Long && !isUnsigned64())) {
             literal = value.toString();
         } else if (value instanceof LocalDate date) {
-            literal = "DATE '" + date + "'";
+            literal = SqlLiterals.date(date);
         } else {
             return Optional.empty(); // floats, DateTime, unsigned 64-bit, lists: compare in Java
         }
-        String symbol = switch (op) {
-            case EQ -> "=";
-            case NE -> "<>";
-            case LT -> "<";
-            case LE -> "<=";
-            case GT -> ">";
-            case GE -> ">=";
-            default -> throw new IllegalStateException("unsupported mutation operator " + op);
-        };
-        // NE must not match NULL; SQL's three-valued logic already excludes NULL rows for every operator.
-        return Optional.of(name + " " + symbol + " " + literal);
+        if (op.isOrdering() || op == CompareOp.EQ || op == CompareOp.NE) {
+            // NE must not match NULL; SQL's three-valued logic already excludes NULL rows for every operator.
+            return Optional.of(SqlLiterals.compare(column, SqlLiterals.Comparison.valueOf(op.name()), literal));
+        }
+        throw new IllegalStateException("unsupported mutation operator " + op);
     }
 }

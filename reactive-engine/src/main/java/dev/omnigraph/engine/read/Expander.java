@@ -46,9 +46,9 @@ final class Expander {
         String keys = switch (probe) {
             case OUT -> SqlLiterals.inList("src", ids);
             case IN -> SqlLiterals.inList("dst", ids);
-            case BOTH -> "(" + SqlLiterals.inList("src", ids) + " OR " + SqlLiterals.inList("dst", ids) + ")";
+            case BOTH -> SqlLiterals.anyOf(List.of(SqlLiterals.inList("src", ids), SqlLiterals.inList("dst", ids)));
         };
-        return extra == null ? keys : keys + " AND (" + extra + ")";
+        return extra == null ? keys : SqlLiterals.allOf(List.of(keys, extra));
     }
 
     /**

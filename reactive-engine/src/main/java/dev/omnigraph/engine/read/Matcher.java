@@ -55,14 +55,20 @@ final class Matcher {
         return new Scope(m.nodes(), m.traversals(), filters, negations);
     }
 
-    /** The pushed-down SQL for {@code var} in {@code scope}: the conjunction of its pushable filters, or null. */
+    /**
+     * The pushed-down SQL for {@code var} in {@code scope}: the conjunction of its first {@link #MAX_PUSHED} pushable
+     * filters, or null. The rest are only evaluated in Java (every filter is), which keeps the native parser safe.
+     */
     static String pushdown(Scope scope, String var) {
         List<String> parts = new ArrayList<>();
         for (CompiledFilter f : scope.filters()) {
-            if (f.sql() != null && var.equals(f.singleVar())) parts.add("(" + f.sql() + ")");
+            if (f.sql() != null && var.equals(f.singleVar()) && parts.size() < MAX_PUSHED) parts.add(f.sql());
         }
-        return parts.isEmpty() ? null : String.join(" AND ", parts);
+        return parts.isEmpty() ? null : SqlLiterals.allOf(parts);
     }
+
+    /** Conditions per variable handed to Lance; a bound on the filter text, not on the query. */
+    static final int MAX_PUSHED = 32;
 
     /** Mutable progress of one scope; confined to one sequential chain of operators. */
     private static final class State {
@@ -219,7 +225,8 @@ final class Matcher {
         if (var == null) return Mono.just(found);
         NodeTable table = var.table();
         String extra = pushdown(scope, var.name());
-        return reader.scanByKeys(table, ids, batch -> SqlLiterals.inList("id", batch) + (extra == null ? "" : " AND " + extra),
+        return reader.scanByKeys(table, ids, batch -> extra == null ? SqlLiterals.inList("id", batch)
+                        : SqlLiterals.allOf(List.of(SqlLiterals.inList("id", batch), extra)),
                 layout.columns(var.name(), table), (batch, rows) -> {
                     for (Map<String, Object> row : rows) found.put((String) row.get("id"), row);
                 }).thenReturn(found);

@@ -12,15 +12,11 @@ import java.util.List;
  * Lance SQL for single-variable filters of the form {@code $v.prop op constant}. Only combinations whose SQL
  * meaning provably matches the Java predicate are emitted: Lance coerces a literal to the column's type (and fails
  * the scan when it cannot), so integers are pushed only into integer columns that can hold them, floats only into
- * F64, and DateTime, U64, F32 and non-String lists stay in Java. Identifiers are back-quoted: Lance folds bare
- * identifiers to lower case.
+ * F64, and DateTime, U64, F32 and non-String lists stay in Java, as do literals longer than
+ * {@link SqlLiterals#MAX_PUSHED_LITERAL_CHARS}. All SQL text comes from {@link SqlLiterals}.
  */
 final class SqlPushdown {
     private SqlPushdown() {}
-
-    static String column(String name) {
-        return "`" + SqlLiterals.requireIdentifier(name) + "`";
-    }
 
     /** The fragment for {@code l op r}, or null when it is not pushable. */
     static String sql(CompareOp op, Predicates.Compiled l, Predicates.Compiled r) {
@@ -43,44 +39,35 @@ final class SqlPushdown {
 
     private static String sql(CompareOp op, Predicates.Compiled prop, Object value) {
         if (value == null) return "false"; // NULL never matches
+        if (value instanceof String s && !SqlLiterals.pushable(s)) return null;
         PropertyType type = prop.ref().property().type();
-        String col = column(prop.ref().property().name());
+        String col = prop.ref().property().name();
         switch (op) {
             case STARTS_WITH -> {
-                return isStringLike(type) && value instanceof String s ? "starts_with(" + col + ", " + SqlLiterals.quote(s) + ")" : null;
+                return isStringLike(type) && value instanceof String s ? SqlLiterals.call("starts_with", col, SqlLiterals.quote(s)) : null;
             }
             case CONTAINS -> {
                 if (!(value instanceof String s)) return null;
                 if (type instanceof PropertyType.ListOf l && l.element() == ScalarKind.STRING)
-                    return "array_has(" + col + ", " + SqlLiterals.quote(s) + ")";
+                    return SqlLiterals.call("array_has", col, SqlLiterals.quote(s));
                 // An empty needle is a substring of everything; leave that corner to Java.
-                if (isStringLike(type) && !s.isEmpty()) return "contains(" + col + ", " + SqlLiterals.quote(s) + ")";
+                if (isStringLike(type) && !s.isEmpty()) return SqlLiterals.call("contains", col, SqlLiterals.quote(s));
                 return null;
             }
             default -> {
                 String literal = literal(type, value, prop.unsigned());
-                if (literal == null) return null;
-                String symbol = switch (op) {
-                    case EQ -> "=";
-                    case NE -> "<>";
-                    case LT -> "<";
-                    case LE -> "<=";
-                    case GT -> ">";
-                    default -> ">=";
-                };
-                return col + " " + symbol + " " + literal;
+                return literal == null ? null : SqlLiterals.compare(col, SqlLiterals.Comparison.valueOf(op.name()), literal);
             }
         }
     }
 
     private static String inStrings(String column, List<?> items) {
-        if (items.isEmpty()) return "false";
-        StringBuilder sb = new StringBuilder(column(column)).append(" IN (");
-        for (int i = 0; i < items.size(); i++) {
-            if (!(items.get(i) instanceof String s)) return null;
-            sb.append(i == 0 ? "" : ", ").append(SqlLiterals.quote(s));
+        List<String> values = new java.util.ArrayList<>(items.size());
+        for (Object item : items) {
+            if (!(item instanceof String s) || !SqlLiterals.pushable(s)) return null;
+            values.add(s);
         }
-        return sb.append(')').toString();
+        return SqlLiterals.inList(column, values);
     }
 
     private static boolean isStringLike(PropertyType t) {
@@ -106,7 +93,7 @@ final class SqlPushdown {
             }
             case F64 -> value instanceof Double d ? BigDecimal.valueOf(d).toPlainString() : null;
             case DATE -> value instanceof LocalDate d && d.getYear() >= 1 && d.getYear() <= 9999
-                    ? "DATE '" + d + "'" : null;
+                    ? SqlLiterals.date(d) : null;
             default -> null;
         };
     }

@@ -38,7 +38,7 @@ class PushdownAndOrderTest {
     @Test
     void pushableFilters() {
         assertThat(sql("{ name: \"Ann\" }")).isEqualTo("(`name` = 'Ann')");
-        assertThat(sql("{ nickName: \"D'A\" }  $p.age > 3")).isEqualTo("(`nickName` = 'D''A') AND (`age` > 3)");
+        assertThat(sql("{ nickName: \"D'A\" }  $p.age > 3")).isEqualTo("((`nickName` = 'D''A') AND (`age` > 3))");
         assertThat(sql("3 < $p.age")).isEqualTo("(`age` > 3)");
         assertThat(sql("$p.age != 3")).isEqualTo("(`age` <> 3)");
         assertThat(sql("$p.tags contains \"a\"")).isEqualTo("(array_has(`tags`, 'a'))");
@@ -48,7 +48,7 @@ class PushdownAndOrderTest {
         assertThat(sql("$p.score <= 1.5")).isEqualTo("(`score` <= 1.5)");
         assertThat(sql("$p.born >= date(\"2000-02-03\")")).isEqualTo("(`born` >= DATE '2000-02-03')");
         assertThat(sql("$p.level = \"senior\"")).isEqualTo("(`level` = 'senior')");
-        assertThat(sql("[\"a\", \"b\"] contains $p.name")).isEqualTo("(`name` IN ('a', 'b'))");
+        assertThat(sql("[\"a\", \"b\"] contains $p.name")).isEqualTo("((`name` IN ('a', 'b')))");
         assertThat(sql("$p.id = \"Ann\"")).isEqualTo("(`id` = 'Ann')");
     }
 

@@ -98,7 +98,7 @@ public final class ManifestStore {
     }
 
     private Mono<ManifestState> load(String graphBranch, TableSnapshot snapshot) {
-        return tables.scan(snapshot, ScanRequest.where(OBJECT_TYPE + " <> " + SqlLiterals.quote(TYPE_COMMIT)))
+        return tables.scan(snapshot, ScanRequest.where(SqlLiterals.ne(OBJECT_TYPE, TYPE_COMMIT)))
                 .flatMapIterable(RowBatch::rows)
                 .collectList()
                 .map(rows -> reconstruct(graphBranch, snapshot, rows));
@@ -157,16 +157,14 @@ public final class ManifestStore {
     public Flux<GraphCommit> commits(String graphBranch) {
         return tables.open(ref(graphBranch), OptionalLong.empty())
                 .onErrorMap(NotFound.class, missing -> branchOrGraphMissing(graphBranch, missing))
-                .flatMapMany(snapshot -> commitsIn(snapshot, ScanRequest.where(OBJECT_TYPE + " = " + SqlLiterals.quote(TYPE_COMMIT))))
+                .flatMapMany(snapshot -> commitsIn(snapshot, ScanRequest.where(SqlLiterals.eq(OBJECT_TYPE, TYPE_COMMIT))))
                 .sort(NEWEST_FIRST);
     }
 
     /** The commit with {@code commitId} if the lineage of {@code graphBranch} holds it (a fork shows its parent's). */
     public Mono<Optional<GraphCommit>> commitOn(String graphBranch, String commitId) {
-        ScanRequest byId = ScanRequest.where(OBJECT_TYPE + " = " + SqlLiterals.quote(TYPE_COMMIT) + " AND "
-                + OBJECT_ID + " = " + SqlLiterals.quote(commitId));
         return tables.open(ref(graphBranch), OptionalLong.empty())
-                .flatMapMany(snapshot -> commitsIn(snapshot, byId))
+                .flatMapMany(snapshot -> commitsIn(snapshot, commitById(commitId)))
                 .next()
                 .map(Optional::of)
                 .defaultIfEmpty(Optional.empty());
@@ -174,12 +172,16 @@ public final class ManifestStore {
 
     /** The commit with {@code commitId}, looked up on main and then on every branch. */
     public Mono<GraphCommit> commit(String commitId) {
-        ScanRequest byId = ScanRequest.where(OBJECT_TYPE + " = " + SqlLiterals.quote(TYPE_COMMIT) + " AND "
-                + OBJECT_ID + " = " + SqlLiterals.quote(commitId));
-        return branches().flatMapMany(identities -> Flux.fromIterable(identities).map(BranchIdentity::name))
+        return Mono.fromCallable(() -> commitById(commitId)).flatMap(byId -> branches()
+                .flatMapMany(identities -> Flux.fromIterable(identities).map(BranchIdentity::name))
                 .concatMap(branch -> tables.open(ref(branch), OptionalLong.empty()).flatMapMany(s -> commitsIn(s, byId)), 1)
                 .next()
-                .switchIfEmpty(Mono.error(() -> new NotFound("commit", commitId, "no commit " + commitId + " in this graph")));
+                .switchIfEmpty(Mono.error(() -> new NotFound("commit", commitId, "no commit " + commitId + " in this graph"))));
+    }
+
+    private static ScanRequest commitById(String commitId) {
+        return ScanRequest.where(SqlLiterals.allOf(List.of(SqlLiterals.eq(OBJECT_TYPE, TYPE_COMMIT),
+                SqlLiterals.eq(OBJECT_ID, commitId))));
     }
 
     private Flux<GraphCommit> commitsIn(TableSnapshot snapshot, ScanRequest request) {

@@ -1,0 +1,71 @@
+package dev.omnigraph.http.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.omnigraph.engine.StorageServices;
+import dev.omnigraph.http.testing.HttpFixture;
+import dev.omnigraph.http.wire.Json;
+import dev.omnigraph.storage.testing.StorageFixture;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Filters handed to Lance through the CLI: huge pushed-down conjunctions and supplementary-plane text. */
+class CliFilterTest {
+    @TempDir
+    Path dir;
+    StorageServices services;
+    Path root;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
+        root = dir.resolve("graph");
+        Path schema = Files.writeString(dir.resolve("social.pg"), HttpFixture.SCHEMA);
+        Path data = Files.writeString(dir.resolve("people.jsonl"), HttpFixture.PEOPLE);
+        ok("init", "--schema", schema.toString(), root.toString());
+        ok("load", root.toString(), "--data", data.toString(), "--mode", "append");
+    }
+
+    @AfterEach
+    void tearDown() {
+        services.tables().close();
+    }
+
+    private String ok(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = OmnigraphCli.run(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), services, args);
+        assertThat(code).as("exit %d, stderr %s", code, err.toString(StandardCharsets.UTF_8)).isZero();
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void tenThousandPushedDownConditionsAreAnswered() {
+        StringBuilder q = new StringBuilder("query many() { match { $p: Person ");
+        for (int k = 0; k < 10_000; k++) q.append("$p.name != \"z").append(k).append("\" ");
+        q.append("$p.age > 40 } return { $p.name } }");
+        JsonNode json = Json.parse(ok("query", "many", root.toString(), "-e", q.toString(), "--json"), "stdout");
+        assertThat(json.path("row_count").asInt()).isEqualTo(1);
+        assertThat(json.toString()).contains("Bob").doesNotContain("Ada");
+    }
+
+    @Test
+    void anEmojiKeyIsInsertedAndFound() {
+        ok("mutate", "addPerson", root.toString(), "-e", HttpFixture.QUERIES, "--params",
+                "{\"name\":\"emoji \uD83D\uDE00\",\"age\":7}");
+        String byKey = "query one($n: String) { match { $p: Person { name: $n } } return { $p.name, $p.age } }";
+        JsonNode json = Json.parse(ok("query", "one", root.toString(), "-e", byKey, "--params",
+                "{\"n\":\"emoji \uD83D\uDE00\"}", "--json"), "stdout");
+        assertThat(json.path("row_count").asInt()).isEqualTo(1);
+        assertThat(json.toString()).contains("emoji \uD83D\uDE00");
+    }
+}
