@@ -78,17 +78,24 @@ final class ResultShaper {
         return Collections.unmodifiableList(row);
     }
 
-    /** Projects (or aggregates), orders and limits a complete set of solutions. */
-    List<List<Object>> finish(List<Object[]> solutions) {
+    /**
+     * Projects (or aggregates), orders and limits a complete set of solutions. The result-row budget is checked
+     * before projecting (for an aggregate, once the groups are known), so an oversized answer is never built.
+     */
+    List<List<Object>> finish(List<Object[]> solutions, QueryBudget budget) {
         List<List<Object>> rows;
         if (plan.aggregating()) {
-            rows = new ArrayList<>(new Aggregator(plan, evals).aggregate(solutions));
+            List<List<Object>> groups = new Aggregator(plan, evals).aggregate(solutions);
+            checkResultRows(budget, groups.size());
+            rows = new ArrayList<>(groups);
             if (!plan.order().isEmpty()) rows.sort(this::compareGroups);
             rows.replaceAll(Collections::unmodifiableList);
         } else if (plan.order().isEmpty()) {
+            checkResultRows(budget, solutions.size());
             rows = new ArrayList<>(solutions.size());
             for (Object[] s : solutions) rows.add(project(s));
         } else {
+            checkResultRows(budget, solutions.size());
             record Keyed(List<Object> row, Object[] keys, Object[] solution) {}
             List<Keyed> keyed = new ArrayList<>(solutions.size());
             for (Object[] s : solutions) {
@@ -109,6 +116,11 @@ final class ResultShaper {
         }
         if (plan.limit() != null && rows.size() > plan.limit()) rows = rows.subList(0, (int) (long) plan.limit());
         return rows;
+    }
+
+    /** {@code produced} rows, cut to the limit, must fit the result-row budget. */
+    private void checkResultRows(QueryBudget budget, long produced) {
+        budget.checkResultRows(plan.limit() == null ? produced : Math.min(produced, plan.limit()));
     }
 
     private int compareKeys(Object[] a, Object[] b) {
