@@ -37,6 +37,11 @@ final class Matcher {
     private final Expander expander;
     private final QueryBudget budget;
 
+    /** Unbounded: for compiling scopes (and tests of planning) outside a budgeted run. */
+    Matcher(TableReader reader, Layout layout, Predicates predicates) {
+        this(reader, layout, predicates, QueryBudget.unbounded());
+    }
+
     Matcher(TableReader reader, Layout layout, Predicates predicates, QueryBudget budget) {
         this.reader = reader;
         this.layout = layout;

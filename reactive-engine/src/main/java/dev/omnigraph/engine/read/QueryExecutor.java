@@ -71,8 +71,7 @@ public final class QueryExecutor {
         requireCatalogTables(plan.match());
         Layout layout = Layout.of(plan);
         Predicates predicates = new Predicates(layout, params, now);
-        Matcher.Scope scope = new Matcher(new TableReader(tables, root, state), layout, predicates,
-                QueryBudget.unbounded()).compile(plan.match());
+        Matcher.Scope scope = new Matcher(new TableReader(tables, root, state), layout, predicates).compile(plan.match());
         ResultShaper shaper = new ResultShaper(plan, layout, predicates);
         Flux<List<Object>> rows = Flux.defer(() -> {
             QueryBudget budget = new QueryBudget(limits, layout.size());
