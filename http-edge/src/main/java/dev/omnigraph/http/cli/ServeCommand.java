@@ -54,6 +54,9 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the start-up banner as JSON.")
     boolean json;
 
+    @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Budget of every read query:%n")
+    QueryLimitOptions queryLimits;
+
     @Override
     public Integer call() {
         BearerTokens tokens = tokensFile != null ? BearerTokens.fromFile(tokensFile)
@@ -73,6 +76,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         OmnigraphServer.Config config = new OmnigraphServer.Config(served, host, port, tokens,
                 ServerLimits.DEFAULT.withShutdownGrace(Duration.ofSeconds(graceSeconds)));
+        config = config.withQueryLimits(QueryLimitOptions.of(queryLimits, config.queryLimits()));
         return serve(cli.services(), config, cli.out, json);
     }
 

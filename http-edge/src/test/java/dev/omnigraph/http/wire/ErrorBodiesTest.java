@@ -10,6 +10,7 @@ import dev.omnigraph.storage.error.ManifestConflict;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.error.ParseError;
 import dev.omnigraph.storage.error.PreconditionFailed;
+import dev.omnigraph.storage.error.QueryTimeout;
 import dev.omnigraph.storage.error.ReadSetChanged;
 import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
@@ -104,5 +105,15 @@ class ErrorBodiesTest {
                 java.time.LocalDate.of(2020, 1, 2), List.of(java.time.Instant.parse("2024-01-02T03:04:05Z"), Float.NaN)));
         assertThat(row.toString()).isEqualTo(
                 "{\"a\":\"x\",\"b\":1,\"c\":2,\"d\":1.5,\"e\":\"2020-01-02\",\"f\":[\"2024-01-02T03:04:05Z\",\"NaN\"]}");
+    }
+
+    @Test
+    void aQueryTimeoutIs503WithItsBudgetAsTheDetailAndNoCode() {
+        ErrorBodies.Reply timeout = of(new QueryTimeout(java.time.Duration.ofMillis(1500)));
+        assertThat(timeout.status()).isEqualTo(503);
+        assertThat(timeout.wireCode()).isEqualTo("query_timeout");
+        assertThat(timeout.body().has("code")).isFalse();
+        assertThat(timeout.body().path("query_timeout").toString()).isEqualTo("{\"timeout_ms\":1500}");
+        assertThat(timeout.body().path("error").asText()).contains("1500 ms");
     }
 }

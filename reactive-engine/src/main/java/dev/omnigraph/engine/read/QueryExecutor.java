@@ -37,6 +37,9 @@ import reactor.core.scheduler.Schedulers;
  * {@code ResourceLimitExceeded} or {@code QueryTimeout}, cancels the scans in flight and drops what was built.
  */
 public final class QueryExecutor {
+    /** Hit before each scan a query starts; tests arm it to stall or fail a query's reads. */
+    public static final String SCAN_FAILPOINT = "query.before_scan";
+
     private final TableStorage tables;
     private final String root;
     private final Catalog catalog;
@@ -46,7 +49,7 @@ public final class QueryExecutor {
         this(tables, root, catalog, Failpoints.none());
     }
 
-    /** {@code failpoints}: where tests stall a query's scans ({@code query.before_scan}). */
+    /** {@code failpoints}: where tests stall a query's scans ({@link #SCAN_FAILPOINT}). */
     public QueryExecutor(TableStorage tables, String root, Catalog catalog, Failpoints failpoints) {
         this.tables = tables;
         this.root = root;

@@ -30,8 +30,6 @@ import reactor.core.scheduler.Schedulers;
 final class TableReader {
     /** Ids per {@code IN (...)} list of a frontier or id fetch. */
     static final int IN_BATCH = 512;
-    /** Armed by tests to stall (or fail) a query's scans before they start. */
-    static final String SCAN_FAILPOINT = "query.before_scan";
     /** Batches a consumer on the parallel scheduler may have queued: what a join holds beyond its own output. */
     private static final int PREFETCH = 2;
 
@@ -92,7 +90,7 @@ final class TableReader {
     private Flux<RowBatch> rawBatches(CatalogTable table, String where, List<String> columns, int batchSize) {
         ScanRequest request = ScanRequest.all().withColumns(columns).withBatchSize(batchSize);
         ScanRequest filtered = where == null ? request : request.withFilter(where);
-        return failpoints.hit(SCAN_FAILPOINT).then(snapshot(table)).flatMapMany(s -> tables.scan(s, filtered));
+        return failpoints.hit(QueryExecutor.SCAN_FAILPOINT).then(snapshot(table)).flatMapMany(s -> tables.scan(s, filtered));
     }
 
     /**

@@ -153,7 +153,7 @@ class QueryBudgetTest {
 
     @Test
     void aStalledScanTimesOutOnTheVirtualClock() {
-        Failpoints stall = Failpoints.none().arm(TableReader.SCAN_FAILPOINT, new Failpoints.Action.Delay(3_600_000));
+        Failpoints stall = Failpoints.none().arm(QueryExecutor.SCAN_FAILPOINT, new Failpoints.Action.Delay(3_600_000));
         QueryLimits limits = QueryLimits.DEFAULT.withTimeout(Duration.ofSeconds(5));
         for (String source : List.of(SCAN, CROSS2)) { // the streamed path and the in-memory path
             StepVerifier.withVirtualTime(() -> rows(source, limits, stall))
