@@ -86,7 +86,14 @@ final class QueryBudget {
     }
 
     private void live() {
-        if (cancelled) throw new CancellationException("the query was cancelled");
+        if (cancelled) throw new Cancelled();
+    }
+
+    /** Thrown into a loop whose query was cancelled; only ever reaches operators nobody listens to any more. */
+    static final class Cancelled extends CancellationException {
+        Cancelled() {
+            super("the query was cancelled");
+        }
     }
 
     private void checkMemory() {

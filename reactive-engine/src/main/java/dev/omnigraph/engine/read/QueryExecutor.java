@@ -17,7 +17,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -99,7 +98,7 @@ public final class QueryExecutor {
         Mono<Long> deadline = Mono.delay(timeout).then(Mono.error(() -> new QueryTimeout(timeout)));
         return rows
                 // A loop that noticed the cancellation throws; nobody is listening any more, so end quietly.
-                .onErrorResume(CancellationException.class, e -> Flux.empty())
+                .onErrorResume(QueryBudget.Cancelled.class, e -> Flux.empty())
                 .doOnCancel(budget::cancel)
                 .takeUntilOther(deadline);
     }

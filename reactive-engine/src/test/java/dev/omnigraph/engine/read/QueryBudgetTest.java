@@ -88,14 +88,11 @@ class QueryBudgetTest {
 
     @Test
     void theThreeWayCrossProductIsRefusedWithinItsDefaultBudget() {
-        long started = System.nanoTime();
         ResourceLimitExceeded e = breach(rows(CROSS3, QueryLimits.DEFAULT));
-        long millis = (System.nanoTime() - started) / 1_000_000;
         // 403³ = 65 million solutions; the run stops at the first one past the intermediate-row cap.
         assertThat(e.limit()).isEqualTo(QueryBudget.INTERMEDIATE_ROWS);
         assertThat(e.allowed()).isEqualTo(QueryLimits.DEFAULT_MAX_INTERMEDIATE_ROWS);
         assertThat(e.actual()).isEqualTo(QueryLimits.DEFAULT_MAX_INTERMEDIATE_ROWS + 1);
-        assertThat(millis).as("refused in %d ms", millis).isLessThan(QueryLimits.DEFAULT_TIMEOUT.toMillis());
         // The graph is fine afterwards.
         assertThat(rows(SCAN, QueryLimits.DEFAULT).collectList().block()).hasSize(PEOPLE);
     }
