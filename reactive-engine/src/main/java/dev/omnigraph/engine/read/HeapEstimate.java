@@ -23,6 +23,16 @@ final class HeapEstimate {
         return 16 + 4L * slots + 8; // header, references, alignment slack
     }
 
+    /**
+     * A projected result row: its list, and the map of each whole node it returns. The values themselves are
+     * shared with the scanned rows, which are charged already.
+     */
+    static long projected(List<Object> row) {
+        long total = 32 + 8L * row.size();
+        for (Object v : row) if (v instanceof Map<?, ?> m) total += MAP + ENTRY * m.size();
+        return total;
+    }
+
     static long rows(List<Map<String, Object>> rows) {
         long total = 0;
         for (Map<String, Object> row : rows) total += value(row);

@@ -92,14 +92,15 @@ final class ResultShaper {
             rows.replaceAll(Collections::unmodifiableList);
         } else if (plan.order().isEmpty()) {
             checkResultRows(budget, solutions.size());
-            rows = new ArrayList<>(solutions.size());
-            for (Object[] s : solutions) rows.add(project(s));
+            int n = plan.limit() == null ? solutions.size() : (int) Math.min(solutions.size(), plan.limit());
+            rows = new ArrayList<>(n);
+            for (Object[] s : solutions.subList(0, n)) rows.add(project(s, budget));
         } else {
             checkResultRows(budget, solutions.size());
             record Keyed(List<Object> row, Object[] keys, Object[] solution) {}
             List<Keyed> keyed = new ArrayList<>(solutions.size());
             for (Object[] s : solutions) {
-                List<Object> row = project(s);
+                List<Object> row = project(s, budget);
                 Object[] keys = new Object[plan.order().size()];
                 for (int i = 0; i < keys.length; i++) {
                     OrderKey k = plan.order().get(i);
@@ -116,6 +117,13 @@ final class ResultShaper {
         }
         if (plan.limit() != null && rows.size() > plan.limit()) rows = rows.subList(0, (int) (long) plan.limit());
         return rows;
+    }
+
+    /** A projected row, charged to the budget: the in-memory path holds every one until it is emitted. */
+    private List<Object> project(Object[] solution, QueryBudget budget) {
+        List<Object> row = project(solution);
+        budget.keepBytes(HeapEstimate.projected(row));
+        return row;
     }
 
     /** {@code produced} rows, cut to the limit, must fit the result-row budget. */
