@@ -12,7 +12,8 @@ import picocli.CommandLine.Option;
  */
 final class QueryLimitOptions {
     @Option(names = "--query-timeout", paramLabel = "<duration>",
-            description = "Stop a read query after this long, e.g. 500ms, 30s, 2m; a bare number is seconds (default: 30s).")
+            description = "Stop a read query after this long (at most 24h), e.g. 500ms, 30s, 2m; a bare number is seconds "
+                    + "(default: 30s).")
     String timeout;
 
     @Option(names = "--query-max-rows", paramLabel = "<n>",
@@ -49,11 +50,14 @@ final class QueryLimitOptions {
             Duration d = t.endsWith("ms") ? Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2).trim()))
                     : t.endsWith("s") ? Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1).trim()))
                     : t.endsWith("m") ? Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1).trim()))
+                    : t.endsWith("h") ? Duration.ofHours(Long.parseLong(t.substring(0, t.length() - 1).trim()))
                     : Duration.ofSeconds(Long.parseLong(t));
-            if (d.isZero() || d.isNegative()) throw new BadRequest(flag + " must be positive, got '" + text + "'");
+            if (d.isZero() || d.isNegative() || d.compareTo(QueryLimits.MAX_TIMEOUT) > 0) {
+                throw new BadRequest(flag + " must be positive and at most 24h, got '" + text + "'");
+            }
             return d;
-        } catch (NumberFormatException e) {
-            throw new BadRequest(flag + " takes a duration such as 500ms, 30s or 2m, got '" + text + "'");
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new BadRequest(flag + " takes a duration such as 500ms, 30s, 2m or 1h, got '" + text + "'");
         }
     }
 

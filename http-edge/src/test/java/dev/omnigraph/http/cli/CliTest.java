@@ -290,6 +290,8 @@ class CliTest {
         initWithFiftyPeople();
         assertThat(cross("--query-timeout", "0").err()).startsWith("error[bad_request]: --query-timeout must be positive");
         assertThat(cross("--query-timeout", "soon").err()).startsWith("error[bad_request]: --query-timeout takes a duration");
+        assertThat(cross("--query-timeout", "9223372036854775807m").err()).startsWith("error[bad_request]: --query-timeout");
+        assertThat(cross("--query-timeout", "25h").err()).startsWith("error[bad_request]: --query-timeout");
         assertThat(cross("--query-max-memory", "lots").err()).startsWith("error[bad_request]: --query-max-memory takes bytes");
         assertThat(cross("--query-max-rows", "0").err()).startsWith("error[bad_request]: --query-max-rows must be positive");
         assertThat(cross("--query-max-rows", "many").err()).startsWith("error[usage]:");

@@ -34,7 +34,7 @@ final class QueryBudget {
     /** For readers outside a query (export), which keep nothing. */
     static QueryBudget unbounded() {
         return new QueryBudget(new QueryLimits(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE,
-                java.time.Duration.ofSeconds(Long.MAX_VALUE)), 0);
+                QueryLimits.MAX_TIMEOUT), 0);
     }
 
     QueryLimits limits() {

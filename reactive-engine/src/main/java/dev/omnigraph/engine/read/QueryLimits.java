@@ -14,7 +14,8 @@ import java.time.Duration;
  *   <li>{@code maxMemoryBytes}: estimated heap held by materialised solutions (the rows read and kept plus the
  *       solution arrays alive). Default 150 MiB, the per-execution scan pool of the reference engine.
  *   <li>{@code timeout}: wall-clock time from the first demand for rows to the last row. A streamed result read
- *       slowly by its consumer counts too: the budget bounds how long a query holds scans open. Default 30 s.
+ *       slowly by its consumer counts too: the budget bounds how long a query holds scans open. Default 30 s, at
+ *       most one day.
  * </ul>
  * Row and memory breaches are {@code ResourceLimitExceeded} ({@code resource_limit}); the timeout is
  * {@code QueryTimeout} ({@code query_timeout}).
@@ -24,6 +25,8 @@ public record QueryLimits(long maxIntermediateRows, long maxResultRows, long max
     public static final long DEFAULT_MAX_RESULT_ROWS = 1_000_000L;
     public static final long DEFAULT_MAX_MEMORY_BYTES = 150L * 1024 * 1024;
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+    /** The longest timeout accepted: past it a query is a job, not a request. */
+    public static final Duration MAX_TIMEOUT = Duration.ofDays(1);
 
     public static final QueryLimits DEFAULT = new QueryLimits(DEFAULT_MAX_INTERMEDIATE_ROWS, DEFAULT_MAX_RESULT_ROWS,
             DEFAULT_MAX_MEMORY_BYTES, DEFAULT_TIMEOUT);
@@ -32,8 +35,8 @@ public record QueryLimits(long maxIntermediateRows, long maxResultRows, long max
         if (maxIntermediateRows < 1 || maxResultRows < 1 || maxMemoryBytes < 1) {
             throw new IllegalArgumentException("query row and memory limits must be positive");
         }
-        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("the query timeout must be positive");
+        if (timeout == null || timeout.isNegative() || timeout.isZero() || timeout.compareTo(MAX_TIMEOUT) > 0) {
+            throw new IllegalArgumentException("the query timeout must be positive and at most " + MAX_TIMEOUT);
         }
     }
 
