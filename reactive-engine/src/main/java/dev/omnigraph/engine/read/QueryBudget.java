@@ -31,14 +31,10 @@ final class QueryBudget {
         this.solutionBytes = HeapEstimate.solution(slots);
     }
 
-    /** For readers outside a query (export), which keep nothing. */
+    /** For work outside a budgeted run (compiling a scope, export), which keeps nothing. */
     static QueryBudget unbounded() {
         return new QueryBudget(new QueryLimits(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE,
                 QueryLimits.MAX_TIMEOUT), 0);
-    }
-
-    QueryLimits limits() {
-        return limits;
     }
 
     /** The consumer went away or the deadline passed: loops in progress stop at their next charge. */
