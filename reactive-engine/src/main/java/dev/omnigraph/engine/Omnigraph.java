@@ -12,6 +12,7 @@ import dev.omnigraph.engine.query.QueryCompiler;
 import dev.omnigraph.engine.query.ReadPlan;
 import dev.omnigraph.engine.read.GraphExporter;
 import dev.omnigraph.engine.read.QueryExecutor;
+import dev.omnigraph.engine.read.QueryLimits;
 import dev.omnigraph.engine.read.QueryResult;
 import dev.omnigraph.engine.schema.Catalog;
 import java.time.Instant;
@@ -74,6 +75,7 @@ public final class Omnigraph implements AutoCloseable {
     private final Failpoints failpoints = Failpoints.fromEnvironment();
     private final SidecarStore sidecars;
     private volatile WriteLimits limits = WriteLimits.DEFAULT;
+    private volatile QueryLimits queryLimits = QueryLimits.DEFAULT;
 
     private Omnigraph(Path root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
                       SchemaFiles.Accepted schema) {
@@ -252,6 +254,15 @@ public final class Omnigraph implements AutoCloseable {
      * Compile and parameter errors fail the Mono before any I/O.
      */
     public Mono<QueryOutput> query(ReadTarget target, String source, String queryName, Map<String, Object> params) {
+        return query(target, source, queryName, params, queryLimits);
+    }
+
+    /**
+     * {@link #query(ReadTarget, String, String, Map)} within {@code limits} instead of this handle's: the rows fail
+     * with {@code ResourceLimitExceeded} or {@code QueryTimeout} when the query passes them.
+     */
+    public Mono<QueryOutput> query(ReadTarget target, String source, String queryName, Map<String, Object> params,
+                                   QueryLimits limits) {
         return Mono.defer(() -> {
             CompiledQuery compiled = QueryCompiler.compile(source, queryName, catalog());
             if (!(compiled instanceof ReadPlan plan)) {
@@ -260,8 +271,8 @@ public final class Omnigraph implements AutoCloseable {
             BoundParams bound = compiled.bind(params);
             Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
             return snapshot(target).map(snapshot -> {
-                QueryResult result = new QueryExecutor(services.tables(), root.toString(), catalog())
-                        .execute(plan, bound, snapshot.manifest(), now);
+                QueryResult result = new QueryExecutor(services.tables(), root.toString(), catalog(), failpoints)
+                        .execute(plan, bound, snapshot.manifest(), now, limits);
                 List<QueryOutput.Column> columns = result.columns().stream()
                         .map(column -> new QueryOutput.Column(column.name(), column.type())).toList();
                 return new QueryOutput(queryName, snapshot.graphCommitId(), columns, result.rows());
@@ -369,6 +380,16 @@ public final class Omnigraph implements AutoCloseable {
 
     public Omnigraph withLimits(WriteLimits newLimits) {
         this.limits = newLimits;
+        return this;
+    }
+
+    /** The budget of this handle's read queries (see {@link QueryLimits} for the defaults). */
+    public QueryLimits queryLimits() {
+        return queryLimits;
+    }
+
+    public Omnigraph withQueryLimits(QueryLimits newLimits) {
+        this.queryLimits = java.util.Objects.requireNonNull(newLimits, "query limits");
         return this;
     }
 

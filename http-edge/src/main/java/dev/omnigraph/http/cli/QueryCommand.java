@@ -57,6 +57,9 @@ final class QueryCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Same as --format json: the full envelope, with graph_commit_id.")
     boolean json;
 
+    @ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Query budget:%n")
+    QueryLimitOptions limits;
+
     @Override
     public Integer call() {
         String text = source.text();
@@ -64,7 +67,8 @@ final class QueryCommand implements Callable<Integer> {
         ReadTarget readTarget = target == null || (target.branch == null && target.snapshot == null) ? ReadTarget.main()
                 : target.snapshot != null ? ReadTarget.commit(target.snapshot) : ReadTarget.branch(target.branch);
         Omnigraph graph = Cli.open(cli, root, OpenMode.READ_ONLY);
-        QueryOutput output = graph.query(readTarget, text, decl.name(), Cli.Params.of(params)).block();
+        QueryOutput output = graph.query(readTarget, text, decl.name(), Cli.Params.of(params),
+                QueryLimitOptions.of(limits, graph.queryLimits())).block();
         List<String> columns = output.columns().stream().map(QueryOutput.Column::name).toList();
         List<List<Object>> rows = new ArrayList<>();
         // Consumed on this thread: printing is blocking I/O and must not happen on a reactive thread.

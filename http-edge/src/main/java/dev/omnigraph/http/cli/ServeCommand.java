@@ -67,6 +67,9 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the start-up banner as JSON.")
     boolean json;
 
+    @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Budget of every read query:%n")
+    QueryLimitOptions queryLimits;
+
     @Override
     public Integer call() {
         BearerTokens tokens = tokensFile != null ? BearerTokens.fromFile(tokensFile, "--tokens-file")
@@ -85,6 +88,7 @@ final class ServeCommand implements Callable<Integer> {
             }
         }
         OmnigraphServer.Config config = new OmnigraphServer.Config(served, host, port, tokens, limits());
+        config = config.withQueryLimits(QueryLimitOptions.of(queryLimits, config.queryLimits()));
         return serve(cli.services(), config, cli.out, json);
     }
 

@@ -3,6 +3,7 @@ package dev.omnigraph.http.server;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.StorageServices;
+import dev.omnigraph.engine.read.QueryLimits;
 import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.storage.manifest.ManifestSchema;
 import java.nio.file.Files;
@@ -34,15 +35,20 @@ final class GraphRegistry {
     private final Path root;
     private final Optional<String> singleId;
     private final Map<String, Mono<Omnigraph>> open = new ConcurrentHashMap<>();
+    private final QueryLimits queryLimits;
 
-    private GraphRegistry(StorageServices services, Path root, Optional<String> singleId) {
+    private GraphRegistry(StorageServices services, Path root, Optional<String> singleId, QueryLimits queryLimits) {
         this.services = services;
         this.root = root;
         this.singleId = singleId;
+        this.queryLimits = queryLimits;
     }
 
-    /** Decides single or directory mode (blocking file checks: call at start-up). */
-    static GraphRegistry create(StorageServices services, Path root) {
+    /**
+     * Decides single or directory mode (blocking file checks: call at start-up). Every handle opened runs its read
+     * queries within {@code queryLimits}.
+     */
+    static GraphRegistry create(StorageServices services, Path root, QueryLimits queryLimits) {
         Path absolute = root.toAbsolutePath().normalize();
         if (!Files.isDirectory(absolute)) {
             throw new dev.omnigraph.storage.error.NotFound("directory", absolute.toString(),
@@ -50,9 +56,10 @@ final class GraphRegistry {
         }
         if (isGraph(absolute)) {
             String name = absolute.getFileName() == null ? "" : absolute.getFileName().toString();
-            return new GraphRegistry(services, absolute, Optional.of(ID.matcher(name).matches() ? name : "default"));
+            return new GraphRegistry(services, absolute, Optional.of(ID.matcher(name).matches() ? name : "default"),
+                    queryLimits);
         }
-        return new GraphRegistry(services, absolute, Optional.empty());
+        return new GraphRegistry(services, absolute, Optional.empty(), queryLimits);
     }
 
     private static boolean isGraph(Path dir) {
@@ -98,6 +105,7 @@ final class GraphRegistry {
 
     private Mono<Omnigraph> handle(String id, Path graphRoot) {
         return open.computeIfAbsent(id, key -> Omnigraph.open(services, graphRoot, OpenMode.READ_WRITE)
+                .map(graph -> graph.withQueryLimits(queryLimits))
                 .doOnError(e -> open.remove(key))
                 .cache(ok -> Duration.ofMillis(Long.MAX_VALUE), e -> Duration.ZERO, () -> Duration.ZERO));
     }

@@ -2,6 +2,7 @@ package dev.omnigraph.http.server;
 
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.StorageServices;
+import dev.omnigraph.engine.read.QueryLimits;
 import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.http.wire.Json;
 import io.netty.channel.group.ChannelGroup;
@@ -35,27 +36,40 @@ public final class OmnigraphServer implements AutoCloseable {
     private static final java.util.regex.Pattern IPV4_LOOPBACK =
             java.util.regex.Pattern.compile("127(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
 
-    /** What to serve and how: a graph root or a directory of roots, the bind address, tokens and limits. */
-    public record Config(Path root, String host, int port, BearerTokens tokens, ServerLimits limits) {
+    /**
+     * What to serve and how: a graph root or a directory of roots, the bind address, tokens, request limits, and
+     * the budget every read query on every served graph runs within.
+     */
+    public record Config(Path root, String host, int port, BearerTokens tokens, ServerLimits limits,
+                         QueryLimits queryLimits) {
+        /** With the default query budget. */
+        public Config(Path root, String host, int port, BearerTokens tokens, ServerLimits limits) {
+            this(root, host, port, tokens, limits, QueryLimits.DEFAULT);
+        }
+
         /** Loopback, an ephemeral port, no tokens, default limits. */
         public static Config of(Path root) {
             return new Config(root, LOOPBACK, 0, BearerTokens.none(), ServerLimits.DEFAULT);
         }
 
+        public Config withQueryLimits(QueryLimits newQueryLimits) {
+            return new Config(root, host, port, tokens, limits, newQueryLimits);
+        }
+
         public Config withPort(int newPort) {
-            return new Config(root, host, newPort, tokens, limits);
+            return new Config(root, host, newPort, tokens, limits, queryLimits);
         }
 
         public Config withHost(String newHost) {
-            return new Config(root, newHost, port, tokens, limits);
+            return new Config(root, newHost, port, tokens, limits, queryLimits);
         }
 
         public Config withTokens(BearerTokens newTokens) {
-            return new Config(root, host, port, newTokens, limits);
+            return new Config(root, host, port, newTokens, limits, queryLimits);
         }
 
         public Config withLimits(ServerLimits newLimits) {
-            return new Config(root, host, port, tokens, newLimits);
+            return new Config(root, host, port, tokens, newLimits, queryLimits);
         }
     }
 
@@ -85,7 +99,7 @@ public final class OmnigraphServer implements AutoCloseable {
      * server binds loopback only, whatever host was asked for, and logs that it did.
      */
     public static Mono<OmnigraphServer> start(StorageServices services, Config requested) {
-        GraphRegistry registry = GraphRegistry.create(services, requested.root());
+        GraphRegistry registry = GraphRegistry.create(services, requested.root(), requested.queryLimits());
         Config config = requested;
         if (!requested.tokens().enabled()) {
             if (!isLoopback(requested.host())) {

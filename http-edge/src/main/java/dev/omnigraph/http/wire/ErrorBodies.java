@@ -7,6 +7,7 @@ import dev.omnigraph.storage.error.ManifestConflict;
 import dev.omnigraph.storage.error.OmnigraphException;
 import dev.omnigraph.storage.error.ParseError;
 import dev.omnigraph.storage.error.PreconditionFailed;
+import dev.omnigraph.storage.error.QueryTimeout;
 import dev.omnigraph.storage.error.ReadSetChanged;
 import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
@@ -20,7 +21,7 @@ import reactor.core.Exceptions;
  * set (bad_request, not_found, conflict, …) and is omitted for 412 and 503 recovery, where the detail object is the
  * discriminator. Details are named by the engine's wire code and carry its structured facts: parse_error (line,
  * column), validation_error (type, property, id), key_conflict, read_set_conflict, manifest_conflict,
- * precondition_failure, resource_limit, recovery_required.
+ * precondition_failure, resource_limit, recovery_required, query_timeout (timeout_ms).
  */
 public final class ErrorBodies {
 
@@ -109,17 +110,22 @@ public final class ErrorBodies {
             d.put("actual", r.actual());
         } else if (e instanceof RecoveryRequired r) {
             body.putObject("recovery_required").put("operation_id", r.operationId());
+        } else if (e instanceof QueryTimeout q) {
+            body.putObject("query_timeout").put("timeout_ms", q.timeout().toMillis());
         }
         return reply;
     }
 
-    /** The reference's closed code set; null where the detail object alone discriminates (412, 503 recovery). */
+    /**
+     * The reference's closed code set; null where the detail object alone discriminates (412, 503 recovery, 503
+     * query timeout: the server is healthy and the same query will time out again, so it is not "overloaded").
+     */
     static String coarse(ErrorCode code) {
         return switch (code) {
             case PARSE_ERROR, VALIDATION_ERROR, BAD_REQUEST, RESOURCE_LIMIT -> "bad_request";
             case NOT_FOUND -> "not_found";
             case KEY_CONFLICT, READ_SET_CONFLICT, MANIFEST_CONFLICT, CONFLICT -> "conflict";
-            case PRECONDITION_FAILURE, RECOVERY_REQUIRED -> null;
+            case PRECONDITION_FAILURE, RECOVERY_REQUIRED, QUERY_TIMEOUT -> null;
             case STORAGE_OVERLOADED -> "too_many_requests";
             case UNSUPPORTED_STAMP, STORAGE_FAULT -> "internal";
         };

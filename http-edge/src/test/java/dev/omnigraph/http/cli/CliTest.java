@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.omnigraph.engine.StorageServices;
+import dev.omnigraph.engine.read.QueryExecutor;
+import dev.omnigraph.engine.read.QueryLimits;
 import dev.omnigraph.http.testing.HttpFixture;
 import dev.omnigraph.http.wire.Json;
+import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.testing.StorageFixture;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -22,6 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 
@@ -249,6 +253,82 @@ class CliTest {
         String genesis = ok("commit", "list", root.toString(), "--json").json().path("commits").get(1).path("graph_commit_id").asText();
         Run past = ok("query", "people", root.toString(), "--query", queries.toString(), "--snapshot", genesis);
         assertThat(past.out()).contains("(0 rows)");
+    }
+
+    // ---- query budgets ---------------------------------------------------------------------------------------
+
+    /** A two-way cross product over 50 people (2,500 rows), with budget flags. */
+    Run cross(String... flags) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("query", "cross", root.toString(),
+                "-e=query cross() { match { $a: Person $b: Person } return { $a.name, $b.name } }"));
+        args.addAll(java.util.List.of(flags));
+        return run(args.toArray(String[]::new));
+    }
+
+    void initWithFiftyPeople() throws Exception {
+        StringBuilder people = new StringBuilder();
+        for (int i = 0; i < 50; i++) people.append("{\"type\":\"Person\",\"data\":{\"name\":\"p").append(i).append("\"}}\n");
+        ok("init", "--schema", schema.toString(), root.toString());
+        ok("load", root.toString(), "--data", Files.writeString(dir.resolve("fifty.jsonl"), people).toString(), "--mode", "append");
+    }
+
+    @Test
+    void eachQueryBudgetFlagIsAppliedAndABreachIsATypedError() throws Exception {
+        initWithFiftyPeople();
+        assertThat(cross().out()).contains("(2500 rows)");
+
+        Run intermediate = cross("--query-max-intermediate-rows", "100");
+        assertThat(intermediate.code()).isEqualTo(1);
+        assertThat(intermediate.err()).startsWith("error[resource_limit]: query_intermediate_rows is 101, above the limit of 100");
+
+        Run rows = cross("--query-max-rows", "2499", "--json");
+        assertThat(rows.code()).isEqualTo(1);
+        assertThat(rows.json().path("resource_limit").toString())
+                .isEqualTo("{\"resource\":\"query_result_rows\",\"limit\":2499,\"actual\":2500}");
+
+        Run memory = cross("--query-max-memory", "16KiB");
+        assertThat(memory.err()).startsWith("error[resource_limit]: query_memory_bytes is ");
+        assertThat(cross("--query-max-memory", "64MiB", "--query-max-rows", "2500").code()).isZero();
+    }
+
+    @Test
+    void aStalledQueryTimesOutWithItsOwnCode() throws Exception {
+        initWithFiftyPeople();
+        // Handles arm failpoints from this property when they open; the CLI opens its own handle per run.
+        System.setProperty(Failpoints.PROPERTY, QueryExecutor.SCAN_FAILPOINT + "=delay(600000)");
+        try {
+            Run stalled = cross("--query-timeout", "200ms", "--json");
+            assertThat(stalled.code()).isEqualTo(1);
+            assertThat(stalled.err()).startsWith("error[query_timeout]: query timed out after 200 ms");
+            assertThat(stalled.json().path("query_timeout").path("timeout_ms").asLong()).isEqualTo(200);
+        } finally {
+            System.clearProperty(Failpoints.PROPERTY);
+        }
+        assertThat(cross("--query-timeout", "30s").code()).isZero();
+    }
+
+    @Test
+    void badQueryBudgetValuesNameTheirFlag() throws Exception {
+        initWithFiftyPeople();
+        assertThat(cross("--query-timeout", "0").err()).startsWith("error[bad_request]: --query-timeout must be positive");
+        assertThat(cross("--query-timeout", "soon").err()).startsWith("error[bad_request]: --query-timeout takes a duration");
+        assertThat(cross("--query-timeout", "9223372036854775807m").err()).startsWith("error[bad_request]: --query-timeout");
+        assertThat(cross("--query-timeout", "25h").err()).startsWith("error[bad_request]: --query-timeout");
+        assertThat(cross("--query-max-memory", "lots").err()).startsWith("error[bad_request]: --query-max-memory takes bytes");
+        assertThat(cross("--query-max-rows", "0").err()).startsWith("error[bad_request]: --query-max-rows must be positive");
+        assertThat(cross("--query-max-rows", "many").err()).startsWith("error[usage]:");
+    }
+
+    @Test
+    void serveTakesTheSameQueryBudgetFlags() {
+        ServeCommand serve = new ServeCommand();
+        new CommandLine(serve).parseArgs(root.toString(), "--query-timeout", "2m", "--query-max-rows", "7",
+                "--query-max-intermediate-rows", "9", "--query-max-memory", "3MiB");
+        assertThat(QueryLimitOptions.of(serve.queryLimits, QueryLimits.DEFAULT))
+                .isEqualTo(new QueryLimits(9, 7, 3L << 20, Duration.ofMinutes(2)));
+        ServeCommand plain = new ServeCommand();
+        new CommandLine(plain).parseArgs(root.toString());
+        assertThat(QueryLimitOptions.of(plain.queryLimits, QueryLimits.DEFAULT)).isEqualTo(QueryLimits.DEFAULT);
     }
 
     @Test

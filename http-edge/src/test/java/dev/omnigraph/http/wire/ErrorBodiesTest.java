@@ -10,6 +10,7 @@ import dev.omnigraph.storage.error.ManifestConflict;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.error.ParseError;
 import dev.omnigraph.storage.error.PreconditionFailed;
+import dev.omnigraph.storage.error.QueryTimeout;
 import dev.omnigraph.storage.error.ReadSetChanged;
 import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
@@ -124,5 +125,15 @@ class ErrorBodiesTest {
         assertThat(missing.status()).isEqualTo(404);
         assertThat(missing.body().path("error").asText()).isEqualTo("branch dev does not exist in this graph");
         assertThat(missing.body().path("request_id").asText()).isEqualTo("ab12-9");
+    }
+
+    @Test
+    void aQueryTimeoutIs503WithItsBudgetAsTheDetailAndNoCode() {
+        ErrorBodies.Reply timeout = of(new QueryTimeout(java.time.Duration.ofMillis(1500)));
+        assertThat(timeout.status()).isEqualTo(503);
+        assertThat(timeout.wireCode()).isEqualTo("query_timeout");
+        assertThat(timeout.body().has("code")).isFalse();
+        assertThat(timeout.body().path("query_timeout").toString()).isEqualTo("{\"timeout_ms\":1500}");
+        assertThat(timeout.body().path("error").asText()).contains("1500 ms");
     }
 }

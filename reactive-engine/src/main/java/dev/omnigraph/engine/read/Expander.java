@@ -36,10 +36,15 @@ final class Expander {
     /** One edge row found from a frontier id, and the node at its other end. */
     record Hit(Map<String, Object> edge, String opposite) {}
 
-    private final TableReader reader;
+    /** Estimated heap of one entry of a walk's visited or reached sets (the id string is shared with the rows). */
+    private static final long SET_ENTRY_BYTES = 48;
 
-    Expander(TableReader reader) {
+    private final TableReader reader;
+    private final QueryBudget budget;
+
+    Expander(TableReader reader, QueryBudget budget) {
         this.reader = reader;
+        this.budget = budget;
     }
 
     private static String where(Probe probe, List<String> ids, String extra) {
@@ -103,7 +108,7 @@ final class Expander {
         walk.frontier.values().forEach(union::addAll);
         if (union.isEmpty() || hop > max) return Mono.empty();
         return neighbours(edge, probe, union).flatMap(next -> {
-            walk.advance(next, hop, min);
+            walk.advance(next, hop, min, budget);
             return hop(edge, probe, walk, hop + 1, min, max);
         });
     }
@@ -125,8 +130,10 @@ final class Expander {
             }
         }
 
-        void advance(Map<String, List<String>> neighbours, int hop, int min) {
+        /** One hop for every start; the set entries it adds are charged to {@code budget} start by start. */
+        void advance(Map<String, List<String>> neighbours, int hop, int min, QueryBudget budget) {
             for (Map.Entry<String, Set<String>> f : frontier.entrySet()) {
+                long added = 0;
                 String start = f.getKey();
                 Set<String> seen = visited.get(start);
                 Set<String> next = new LinkedHashSet<>();
@@ -135,12 +142,17 @@ final class Expander {
                         if (sameType && n.equals(start) && node.equals(start)) {
                             if (hop >= min) reached.computeIfAbsent(start, k -> new LinkedHashSet<>()).add(start);
                         } else if (seen.add(n)) {
+                            added += sameType ? 2 : 1;
                             if (sameType) next.add(n);
-                            if (hop >= min) reached.computeIfAbsent(start, k -> new LinkedHashSet<>()).add(n);
+                            if (hop >= min) {
+                                reached.computeIfAbsent(start, k -> new LinkedHashSet<>()).add(n);
+                                added++;
+                            }
                         }
                     }
                 }
                 f.setValue(next);
+                budget.keepBytes(SET_ENTRY_BYTES * added);
             }
         }
     }

@@ -25,18 +25,29 @@ import reactor.core.publisher.Mono;
  * is a semi-join), and otherwise scans the most promising unbound variable (one with a pushed-down filter, then the
  * smallest table). An endpoint reached by a traversal is fetched by id, never scanned whole. {@code not} blocks run
  * last, as anti-joins on the ids of the outer variables they mention.
+ *
+ * <p>Every step builds its output through the query's {@link QueryBudget}: a scan joins each batch into the
+ * solutions as it arrives (the scanned table is never collected whole), and a step that passes the row or memory
+ * budget throws there and then, which cancels the scan feeding it.
  */
 final class Matcher {
     private final TableReader reader;
     private final Layout layout;
     private final Predicates predicates;
     private final Expander expander;
+    private final QueryBudget budget;
 
+    /** Unbounded: for compiling scopes (and tests of planning) outside a budgeted run. */
     Matcher(TableReader reader, Layout layout, Predicates predicates) {
+        this(reader, layout, predicates, QueryBudget.unbounded());
+    }
+
+    Matcher(TableReader reader, Layout layout, Predicates predicates, QueryBudget budget) {
         this.reader = reader;
         this.layout = layout;
         this.predicates = predicates;
-        this.expander = new Expander(reader);
+        this.budget = budget;
+        this.expander = new Expander(reader, budget);
     }
 
     /** A match block with its filters (binding matches included) compiled and constants resolved. */
@@ -102,17 +113,20 @@ final class Matcher {
         }
         NodeVar v = nextScan(scope, st);
         if (v != null) {
-            return reader.scanAll(v.table(), pushdown(scope, v.name()), layout.columns(v.name(), v.table()))
-                    .flatMap(rows -> {
-                        int slot = layout.slot(v.name());
-                        List<Object[]> out = new ArrayList<>();
+            int slot = layout.slot(v.name());
+            QueryBudget.Step out = budget.step();
+            return reader.batches(v.table(), pushdown(scope, v.name()), layout.columns(v.name(), v.table()))
+                    .doOnNext(rows -> {
+                        budget.keep(rows);
                         for (Object[] s : st.rows) {
                             for (Map<String, Object> row : rows) out.add(with(s, slot, row));
                         }
-                        st.rows = out;
+                    })
+                    .then(Mono.defer(() -> {
+                        replace(st, out);
                         st.bound.add(v.name());
                         return step(scope, st);
-                    });
+                    }));
         }
         return Mono.just(st);
     }
@@ -123,13 +137,20 @@ final class Matcher {
         return copy;
     }
 
-    private static void applyReady(Scope scope, State st) {
+    /** The step's output becomes the working set; the solutions it replaces are released. */
+    private void replace(State st, QueryBudget.Step out) {
+        budget.release(st.rows.size());
+        st.rows = out.rows;
+    }
+
+    private void applyReady(Scope scope, State st) {
         for (int i = 0; i < st.applied.length; i++) {
             CompiledFilter f = scope.filters().get(i);
             if (st.applied[i] || !st.bound.containsAll(f.vars())) continue;
             st.applied[i] = true;
             List<Object[]> kept = new ArrayList<>();
             for (Object[] s : st.rows) if (f.test().test(s)) kept.add(s);
+            budget.release(st.rows.size() - kept.size());
             st.rows = kept;
         }
     }
@@ -175,7 +196,7 @@ final class Matcher {
                 Set<String> ends = new LinkedHashSet<>();
                 hits.values().forEach(list -> list.forEach(h -> ends.add(h.opposite())));
                 return nodes(scope, bVar, ends).map(found -> {
-                    List<Object[]> out = new ArrayList<>();
+                    QueryBudget.Step out = budget.step();
                     for (Object[] s : st.rows) {
                         for (Expander.Hit h : hits.getOrDefault(id(s, aSlot), List.of())) {
                             if (bBound) {
@@ -186,7 +207,7 @@ final class Matcher {
                             }
                         }
                     }
-                    st.rows = out;
+                    replace(st, out);
                     st.bound.add(e);
                     st.bound.add(b);
                     return st;
@@ -200,7 +221,7 @@ final class Matcher {
             Set<String> ends = new LinkedHashSet<>();
             reached.values().forEach(ends::addAll);
             return nodes(scope, bVar, ends).map(found -> {
-                List<Object[]> out = new ArrayList<>();
+                QueryBudget.Step out = budget.step();
                 for (Object[] s : st.rows) {
                     Set<String> targets = reached.getOrDefault(id(s, aSlot), Set.of());
                     if (bBound) {
@@ -212,7 +233,7 @@ final class Matcher {
                         if (row != null) out.add(with(s, bSlot, row));
                     }
                 }
-                st.rows = out;
+                replace(st, out);
                 st.bound.add(b);
                 return st;
             });
@@ -238,11 +259,14 @@ final class Matcher {
         Negation n = negations.get(i);
         Map<List<String>, Object[]> representatives = new LinkedHashMap<>();
         for (Object[] s : rows) representatives.putIfAbsent(key(s, n.outerSlots()), s);
+        budget.hold(representatives.size()); // the inner block's input, released as it is replaced
         return run(n.inner(), new ArrayList<>(representatives.values()), bound).flatMap(matched -> {
             Set<List<String>> hit = new HashSet<>();
             for (Object[] s : matched) hit.add(key(s, n.outerSlots()));
+            budget.release(matched.size());
             List<Object[]> kept = new ArrayList<>();
             for (Object[] s : rows) if (!hit.contains(key(s, n.outerSlots()))) kept.add(s);
+            budget.release(rows.size() - kept.size());
             return negate(negations, i + 1, kept, bound);
         });
     }

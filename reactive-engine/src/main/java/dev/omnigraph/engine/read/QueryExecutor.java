@@ -6,10 +6,13 @@ import dev.omnigraph.engine.query.ReadPlan.MatchPlan;
 import dev.omnigraph.engine.read.Predicates.CompiledFilter;
 import dev.omnigraph.engine.schema.Catalog;
 import dev.omnigraph.engine.schema.CatalogTable;
+import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.ScanRequest;
 import dev.omnigraph.storage.TableStorage;
 import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.error.QueryTimeout;
 import dev.omnigraph.storage.manifest.ManifestState;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -25,40 +28,79 @@ import reactor.core.scheduler.Schedulers;
  * {@code not} → project or aggregate → total order → limit.
  *
  * <p>A block of one variable without traversals, negations, aggregates or order streams straight from its scan (the
- * limit cancels the scan early); everything else is evaluated in memory on the parallel scheduler once its scans
- * complete, then emitted row by row on demand. Without {@code order} the row order is unspecified.
+ * limit cancels the scan early); everything else is evaluated in memory on the parallel scheduler as its scans
+ * deliver batches, then emitted row by row on demand. Without {@code order} the row order is unspecified.
+ *
+ * <p>Every run is bounded by its {@link QueryLimits}: rows and estimated memory are charged while solutions are
+ * produced, the result rows are counted, and a deadline ends the run. A breach fails the rows with
+ * {@code ResourceLimitExceeded} or {@code QueryTimeout}, cancels the scans in flight and drops what was built.
  */
 public final class QueryExecutor {
+    /** Hit before each scan a query starts; tests arm it to stall or fail a query's reads. */
+    public static final String SCAN_FAILPOINT = "query.before_scan";
+
     private final TableStorage tables;
     private final String root;
     private final Catalog catalog;
+    private final Failpoints failpoints;
 
     public QueryExecutor(TableStorage tables, String root, Catalog catalog) {
+        this(tables, root, catalog, Failpoints.none());
+    }
+
+    /** {@code failpoints}: where tests stall a query's scans ({@link #SCAN_FAILPOINT}). */
+    public QueryExecutor(TableStorage tables, String root, Catalog catalog, Failpoints failpoints) {
         this.tables = tables;
         this.root = root;
         this.catalog = catalog;
+        this.failpoints = failpoints;
+    }
+
+    /** {@link #execute(ReadPlan, BoundParams, ManifestState, Instant, QueryLimits)} with the default limits. */
+    public QueryResult execute(ReadPlan plan, BoundParams params, ManifestState state, Instant now) {
+        return execute(plan, params, state, now, QueryLimits.DEFAULT);
     }
 
     /**
      * Executes a type-checked read plan against one pinned manifest state. Constants are resolved here, so a
      * parameter that does not fit where it is used fails synchronously; nothing is read until {@code rows} is
-     * subscribed.
+     * subscribed, and each subscription runs with a fresh budget.
      *
      * @param now the request's timestamp for {@code now()}
      * @throws BadRequest for a parameter value that does not fit, or a plan compiled against another schema
      */
-    public QueryResult execute(ReadPlan plan, BoundParams params, ManifestState state, Instant now) {
+    public QueryResult execute(ReadPlan plan, BoundParams params, ManifestState state, Instant now, QueryLimits limits) {
         requireCatalogTables(plan.match());
         Layout layout = Layout.of(plan);
         Predicates predicates = new Predicates(layout, params, now);
-        TableReader reader = new TableReader(tables, root, state);
-        Matcher matcher = new Matcher(reader, layout, predicates);
-        Matcher.Scope scope = matcher.compile(plan.match());
+        Matcher.Scope scope = new Matcher(new TableReader(tables, root, state), layout, predicates).compile(plan.match());
         ResultShaper shaper = new ResultShaper(plan, layout, predicates);
-        Flux<List<Object>> rows = streamable(plan)
-                ? stream(plan, scope, layout, reader, shaper)
-                : Mono.defer(() -> matcher.run(scope, List.<Object[]>of(layout.empty()), Set.of())).flatMapIterable(shaper::finish);
+        Flux<List<Object>> rows = Flux.defer(() -> {
+            QueryBudget budget = new QueryBudget(limits, layout.size());
+            TableReader reader = new TableReader(tables, root, state, failpoints, budget);
+            Flux<List<Object>> run = streamable(plan)
+                    ? stream(plan, scope, layout, reader, shaper, budget)
+                    : Mono.defer(() -> {
+                        budget.hold(1); // the empty solution every match starts from
+                        return new Matcher(reader, layout, predicates, budget)
+                                .run(scope, List.<Object[]>of(layout.empty()), Set.of());
+                    }).flatMapIterable(solutions -> shaper.finish(solutions, budget));
+            return bounded(run, budget, limits.timeout());
+        });
         return new QueryResult(ResultShaper.columns(plan), rows);
+    }
+
+    /**
+     * Ends {@code rows} with a {@link QueryTimeout} at the deadline. Cancellation (deadline, breach downstream, a
+     * consumer gone) marks the budget, so a join loop in progress stops at its next charge rather than finishing.
+     */
+    private static Flux<List<Object>> bounded(Flux<List<Object>> rows, QueryBudget budget, Duration timeout) {
+        Mono<Long> deadline = Mono.delay(timeout).then(Mono.error(() -> new QueryTimeout(timeout)));
+        return rows
+                // A loop that noticed the cancellation throws; nobody is listening any more, so end quietly.
+                .onErrorResume(QueryBudget.Cancelled.class, e -> Flux.empty())
+                .doOnCancel(budget::cancel)
+                .takeUntilOther(deadline);
     }
 
     private static boolean streamable(ReadPlan plan) {
@@ -68,7 +110,7 @@ public final class QueryExecutor {
     }
 
     private static Flux<List<Object>> stream(ReadPlan plan, Matcher.Scope scope, Layout layout, TableReader reader,
-                                             ResultShaper shaper) {
+                                             ResultShaper shaper, QueryBudget budget) {
         ReadPlan.NodeVar v = plan.match().nodes().get(0);
         int slot = layout.slot(v.name());
         Long limit = plan.limit();
@@ -89,7 +131,10 @@ public final class QueryExecutor {
                     return true;
                 })
                 .map(shaper::project);
-        return limit == null ? rows : rows.take(limit);
+        Flux<List<Object>> limited = limit == null ? rows : rows.take(limit);
+        // Counted as they stream: the scan is cancelled at the first row past the budget.
+        long[] emitted = {0};
+        return limited.doOnNext(row -> budget.checkResultRows(++emitted[0]));
     }
 
     /** A plan compiled against another schema (say, before a schema apply) would read the wrong datasets. */

@@ -78,21 +78,29 @@ final class ResultShaper {
         return Collections.unmodifiableList(row);
     }
 
-    /** Projects (or aggregates), orders and limits a complete set of solutions. */
-    List<List<Object>> finish(List<Object[]> solutions) {
+    /**
+     * Projects (or aggregates), orders and limits a complete set of solutions. The result-row budget is checked
+     * before projecting (for an aggregate, once the groups are known), so an oversized answer is never built.
+     */
+    List<List<Object>> finish(List<Object[]> solutions, QueryBudget budget) {
         List<List<Object>> rows;
         if (plan.aggregating()) {
-            rows = new ArrayList<>(new Aggregator(plan, evals).aggregate(solutions));
+            List<List<Object>> groups = new Aggregator(plan, evals).aggregate(solutions);
+            checkResultRows(budget, groups.size());
+            rows = new ArrayList<>(groups);
             if (!plan.order().isEmpty()) rows.sort(this::compareGroups);
             rows.replaceAll(Collections::unmodifiableList);
         } else if (plan.order().isEmpty()) {
-            rows = new ArrayList<>(solutions.size());
-            for (Object[] s : solutions) rows.add(project(s));
+            checkResultRows(budget, solutions.size());
+            int n = plan.limit() == null ? solutions.size() : (int) Math.min(solutions.size(), plan.limit());
+            rows = new ArrayList<>(n);
+            for (Object[] s : solutions.subList(0, n)) rows.add(project(s, budget));
         } else {
+            checkResultRows(budget, solutions.size());
             record Keyed(List<Object> row, Object[] keys, Object[] solution) {}
             List<Keyed> keyed = new ArrayList<>(solutions.size());
             for (Object[] s : solutions) {
-                List<Object> row = project(s);
+                List<Object> row = project(s, budget);
                 Object[] keys = new Object[plan.order().size()];
                 for (int i = 0; i < keys.length; i++) {
                     OrderKey k = plan.order().get(i);
@@ -109,6 +117,18 @@ final class ResultShaper {
         }
         if (plan.limit() != null && rows.size() > plan.limit()) rows = rows.subList(0, (int) (long) plan.limit());
         return rows;
+    }
+
+    /** A projected row, charged to the budget: the in-memory path holds every one until it is emitted. */
+    private List<Object> project(Object[] solution, QueryBudget budget) {
+        List<Object> row = project(solution);
+        budget.keepBytes(HeapEstimate.projected(row));
+        return row;
+    }
+
+    /** {@code produced} rows, cut to the limit, must fit the result-row budget. */
+    private void checkResultRows(QueryBudget budget, long produced) {
+        budget.checkResultRows(plan.limit() == null ? produced : Math.min(produced, plan.limit()));
     }
 
     private int compareKeys(Object[] a, Object[] b) {

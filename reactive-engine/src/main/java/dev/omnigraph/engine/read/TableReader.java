@@ -1,6 +1,7 @@
 package dev.omnigraph.engine.read;
 
 import dev.omnigraph.engine.schema.CatalogTable;
+import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.RowBatch;
 import dev.omnigraph.storage.ScanRequest;
 import dev.omnigraph.storage.TableRef;
@@ -22,22 +23,34 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * Reads the tables of one pinned manifest state: every table at the version that state publishes, each opened at
- * most once per request. Collected results are handed to the parallel scheduler, so joins, sorts and aggregation
- * never occupy the bounded storage threads.
+ * most once per request. Batches are handed to the parallel scheduler (a couple at a time), so joins, sorts and
+ * aggregation never occupy the bounded storage threads, and a consumer that stops (a budget breach, a timeout)
+ * cancels the scan between two batches.
  */
 final class TableReader {
     /** Ids per {@code IN (...)} list of a frontier or id fetch. */
     static final int IN_BATCH = 512;
+    /** Batches a consumer on the parallel scheduler may have queued: what a join holds beyond its own output. */
+    private static final int PREFETCH = 2;
 
     private final TableStorage tables;
     private final String root;
     private final ManifestState state;
     private final Map<String, Mono<TableSnapshot>> opened = new ConcurrentHashMap<>();
+    private final Failpoints failpoints;
+    private final QueryBudget budget;
 
     TableReader(TableStorage tables, String root, ManifestState state) {
+        this(tables, root, state, Failpoints.none(), QueryBudget.unbounded());
+    }
+
+    /** A reader for one query: rows kept by key lookups are charged to {@code budget}. */
+    TableReader(TableStorage tables, String root, ManifestState state, Failpoints failpoints, QueryBudget budget) {
         this.tables = tables;
         this.root = root;
         this.state = state;
+        this.failpoints = failpoints;
+        this.budget = budget;
     }
 
     ManifestState state() {
@@ -64,25 +77,27 @@ final class TableReader {
 
     /** Streams the rows of {@code table} matching {@code where} (all rows when null), honouring demand. */
     Flux<Map<String, Object>> scan(CatalogTable table, String where, List<String> columns, int batchSize) {
-        ScanRequest request = ScanRequest.all().withColumns(columns).withBatchSize(batchSize);
-        ScanRequest filtered = where == null ? request : request.withFilter(where);
-        return snapshot(table).flatMapMany(s -> tables.scan(s, filtered)).concatMapIterable(RowBatch::rows);
+        return rawBatches(table, where, columns, batchSize).concatMapIterable(RowBatch::rows);
     }
 
-    /** Every matching row, collected, continuing on the parallel scheduler. */
-    Mono<List<Map<String, Object>>> scanAll(CatalogTable table, String where, List<String> columns) {
-        ScanRequest request = ScanRequest.all().withColumns(columns);
+    /** The matching rows batch by batch, delivered on the parallel scheduler. */
+    Flux<List<Map<String, Object>>> batches(CatalogTable table, String where, List<String> columns) {
+        return rawBatches(table, where, columns, ScanRequest.DEFAULT_BATCH_SIZE)
+                .publishOn(Schedulers.parallel(), PREFETCH)
+                .map(RowBatch::rows);
+    }
+
+    private Flux<RowBatch> rawBatches(CatalogTable table, String where, List<String> columns, int batchSize) {
+        ScanRequest request = ScanRequest.all().withColumns(columns).withBatchSize(batchSize);
         ScanRequest filtered = where == null ? request : request.withFilter(where);
-        return snapshot(table).flatMapMany(s -> tables.scan(s, filtered))
-                .collect(ArrayList<Map<String, Object>>::new, (acc, batch) -> acc.addAll(batch.rows()))
-                .<List<Map<String, Object>>>map(list -> list)
-                .publishOn(Schedulers.parallel());
+        return failpoints.hit(QueryExecutor.SCAN_FAILPOINT).then(snapshot(table)).flatMapMany(s -> tables.scan(s, filtered));
     }
 
     /**
      * Rows selected by keys: the keys are cut into lists of {@link #IN_BATCH}, {@code where} turns one list into a
-     * predicate, and each batch's rows are passed to {@code perBatch} together with that batch (so a row found by
-     * two batches can be attributed to the one holding its key).
+     * predicate, and the rows it selects are passed to {@code perBatch} as they arrive (one call per scanned batch),
+     * together with that key list (so a row found by two lists can be attributed to the one holding its key). The
+     * rows are charged to the query's budget as kept.
      */
     Mono<Void> scanByKeys(CatalogTable table, Collection<String> keys, Function<List<String>, String> where,
                               List<String> columns, BatchConsumer perBatch) {
@@ -98,8 +113,10 @@ final class TableReader {
         }
         if (!current.isEmpty()) batches.add(current);
         return Flux.fromIterable(batches)
-                .concatMap(batch -> scanAll(table, where.apply(batch), columns)
-                        .doOnNext(rows -> perBatch.accept(batch, rows)))
+                .concatMap(batch -> batches(table, where.apply(batch), columns).doOnNext(rows -> {
+                    budget.keep(rows);
+                    perBatch.accept(batch, rows);
+                }))
                 .then();
     }
 

@@ -18,6 +18,7 @@ public enum ErrorCode {
     UNSUPPORTED_STAMP("unsupported_storage_stamp", 500),
     STORAGE_FAULT("storage_fault", 500),
     STORAGE_OVERLOADED("storage_overloaded", 503),
+    QUERY_TIMEOUT("query_timeout", 503),
     RECOVERY_REQUIRED("recovery_required", 503);
 
     private final String wireName;
