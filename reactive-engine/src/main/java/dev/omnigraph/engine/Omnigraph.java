@@ -28,6 +28,7 @@ import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.recovery.SidecarStore;
 import dev.omnigraph.storage.Failpoints;
+import dev.omnigraph.storage.RootLock;
 import java.nio.ByteBuffer;
 import reactor.core.scheduler.Schedulers;
 import dev.omnigraph.engine.schema.CatalogTable;
@@ -76,10 +77,13 @@ public final class Omnigraph implements AutoCloseable {
     private final SidecarStore sidecars;
     private volatile WriteLimits limits = WriteLimits.DEFAULT;
     private volatile QueryLimits queryLimits = QueryLimits.DEFAULT;
+    /** This handle's share of the root's single-writer lock; null on a read-only handle. */
+    private final RootLock writerLock;
 
     private Omnigraph(Path root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
-                      SchemaFiles.Accepted schema) {
+                      SchemaFiles.Accepted schema, RootLock writerLock) {
         this.root = root;
+        this.writerLock = writerLock;
         this.mode = mode;
         this.services = services;
         this.files = files;
@@ -119,8 +123,11 @@ public final class Omnigraph implements AutoCloseable {
                 Path canonical = made.getKey();
                 ObjectStore files = services.objectStore(canonical);
                 ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
+                // The writer lock is taken once the graph exists: a failed init leaves no lock file behind.
                 return new GraphInit(services, canonical, made.getValue(), accepted, failpoints, files, manifest).run()
-                        .thenReturn(new Omnigraph(canonical, OpenMode.READ_WRITE, services, files, manifest, accepted));
+                        .then(services.scheduler().call(() -> RootLock.acquire(canonical)))
+                        .map(lock -> new Omnigraph(canonical, OpenMode.READ_WRITE, services, files, manifest, accepted,
+                                lock));
             });
         });
     }
@@ -133,27 +140,41 @@ public final class Omnigraph implements AutoCloseable {
 
     /**
      * Opens an existing graph: checks the storage stamp, the schema contract files, and that the manifest's
-     * registered tables are exactly the schema's. A read-only open writes nothing at all.
+     * registered tables are exactly the schema's. A read-only open writes nothing at all and takes no lock.
+     *
+     * <p>A read-write open first takes the root's single-writer lock ({@link RootLock}): handles in this process
+     * share it, and a second process is refused at once with a {@code conflict} naming the holder, because its
+     * recovery sweep would otherwise run underneath the holder's in-flight writes.
      */
     public static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode) {
         return services.scheduler().call(() -> {
             if (!Files.isDirectory(root)) {
-                throw new NotFound("graph", root.toString(), "no graph at " + root.toAbsolutePath() + ": the directory does not exist");
+                throw new NotFound("graph", root.getFileName() == null ? "" : root.getFileName().toString(),
+                        "no graph at " + root + ": the directory does not exist");
             }
-            return canonical(root);
-        }).flatMap(canonical -> {
+            Path canonical = canonical(root);
+            return Map.entry(canonical, Optional.ofNullable(mode == OpenMode.READ_WRITE ? RootLock.acquire(canonical) : null));
+        }).flatMap(held -> {
+            Path canonical = held.getKey();
+            RootLock lock = held.getValue().orElse(null);
             ObjectStore files = services.objectStore(canonical);
             ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
-            return manifest.load(GraphBranches.MAIN)
+            Mono<Omnigraph> opened = manifest.load(GraphBranches.MAIN)
                     .onErrorResume(NotFound.class, missing -> explainMissingManifest(files, canonical, missing))
                     .flatMap(state -> SchemaFiles.read(files).map(accepted -> {
                         requireRegistrationsMatch(canonical, accepted.catalog(), state);
-                        return new Omnigraph(canonical, mode, services, files, manifest, accepted);
+                        return new Omnigraph(canonical, mode, services, files, manifest, accepted, lock);
                     }))
                     // A read-write open resolves every pending sidecar before anything else may write.
                     .flatMap(graph -> mode == OpenMode.READ_WRITE
                             ? new RecoveryCoordinator(graph.writeContext()).sweep().thenReturn(graph)
                             : Mono.just(graph));
+            if (lock == null) {
+                return opened;
+            }
+            // A failed or abandoned open gives its share of the lock back.
+            return opened.onErrorResume(failure -> services.scheduler().run(lock::close).then(Mono.error(failure)))
+                    .doOnCancel(() -> services.scheduler().run(lock::close).subscribe());
         });
     }
 
@@ -452,8 +473,14 @@ public final class Omnigraph implements AutoCloseable {
         return root.toAbsolutePath().normalize().toRealPath();
     }
 
-    /** Graphs share their storage services; closing a handle releases nothing shared. */
+    /**
+     * Gives back this handle's share of the root's writer lock (the process keeps the lock while any other
+     * read-write handle on the root is open). Storage services are shared and stay up. Closing twice is harmless.
+     */
     @Override
     public void close() {
+        if (writerLock != null) {
+            writerLock.close();
+        }
     }
 }
