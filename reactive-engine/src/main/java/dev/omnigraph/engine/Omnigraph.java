@@ -17,6 +17,8 @@ import dev.omnigraph.engine.schema.Catalog;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
+import dev.omnigraph.engine.write.IdempotencyIndex;
+import dev.omnigraph.engine.write.IdempotencySettings;
 import dev.omnigraph.engine.write.RecoveryCoordinator;
 import dev.omnigraph.engine.write.Repair;
 import dev.omnigraph.engine.write.WriteContext;
@@ -74,6 +76,7 @@ public final class Omnigraph implements AutoCloseable {
     private final Failpoints failpoints = Failpoints.fromEnvironment();
     private final SidecarStore sidecars;
     private volatile WriteLimits limits = WriteLimits.DEFAULT;
+    private volatile IdempotencySettings idempotency = IdempotencySettings.fromEnvironment();
 
     private Omnigraph(Path root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
                       SchemaFiles.Accepted schema) {
@@ -295,6 +298,7 @@ public final class Omnigraph implements AutoCloseable {
                                      WriteOptions options) {
         return Mono.defer(() -> {
             requireWritable("mutation");
+            Optional<String> key = options.idempotencyKey().map(IdempotencyKeys::valid);
             CompiledQuery compiled = QueryCompiler.compile(source, queryName, catalog());
             if (!(compiled instanceof MutationPlan plan)) {
                 throw new BadRequest("query '" + queryName + "' is a read query; run it with query(), not mutate()");
@@ -302,7 +306,8 @@ public final class Omnigraph implements AutoCloseable {
             BoundParams bound = compiled.bind(params);
             Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
             return new MutationWriter(writeContext()).execute(branch, plan, bound, now, options.actorId(),
-                    options.ifGraphCommit());
+                    options.ifGraphCommit(), key.map(k -> IdempotencyKeys.mutation(k, branch, source, queryName,
+                            bound, options.ifGraphCommit())));
         });
     }
 
@@ -310,9 +315,12 @@ public final class Omnigraph implements AutoCloseable {
     public Mono<WriteOutcome> load(String branch, LoadMode mode, Flux<ByteBuffer> ndjson, LoadOptions options) {
         return Mono.defer(() -> {
             requireWritable("load");
+            Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
             NdjsonReader reader = new NdjsonReader(catalog());
-            return new Loader(writeContext()).load(branch, mode, reader.read(ndjson, Schedulers.parallel()),
-                    options.overwriteTypes(), options.actorId(), options.ifGraphCommit());
+            Flux<ByteBuffer> input = hash.map(h -> ndjson.doOnNext(h::update)).orElse(ndjson);
+            return new Loader(writeContext()).load(branch, mode, reader.read(input, Schedulers.parallel()),
+                    options.overwriteTypes(), options.actorId(), options.ifGraphCommit(),
+                    hash.map(h -> h::request));
         });
     }
 
@@ -320,9 +328,12 @@ public final class Omnigraph implements AutoCloseable {
     public Mono<WriteOutcome> load(String branch, LoadMode mode, Path ndjsonFile, LoadOptions options) {
         return Mono.defer(() -> {
             requireWritable("load");
+            Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
             NdjsonReader reader = new NdjsonReader(catalog());
-            return new Loader(writeContext()).load(branch, mode, reader.read(ndjsonFile, services.scheduler().scheduler()),
-                    options.overwriteTypes(), options.actorId(), options.ifGraphCommit());
+            Flux<dev.omnigraph.engine.load.LoadRecord> records = reader.read(ndjsonFile,
+                    services.scheduler().scheduler(), chunk -> hash.ifPresent(h -> h.update(chunk)));
+            return new Loader(writeContext()).load(branch, mode, records, options.overwriteTypes(), options.actorId(),
+                    options.ifGraphCommit(), hash.map(h -> h::request));
         });
     }
 
@@ -359,6 +370,21 @@ public final class Omnigraph implements AutoCloseable {
         return this;
     }
 
+    /** How long this handle's writes remember idempotency keys, and the clock that ages them. */
+    public IdempotencySettings idempotency() {
+        return idempotency;
+    }
+
+    public Omnigraph withIdempotency(IdempotencySettings settings) {
+        this.idempotency = java.util.Objects.requireNonNull(settings, "settings");
+        return this;
+    }
+
+    /** The idempotency keys of this root (shared with every other handle on it in this process). */
+    public IdempotencyIndex idempotencyIndex() {
+        return IdempotencyIndex.forRoot(root.toString());
+    }
+
     /** The process-local gates of this root (shared with every other handle on it). */
     public Gates gates() {
         return Gates.forRoot(root.toString());
@@ -367,7 +393,7 @@ public final class Omnigraph implements AutoCloseable {
     WriteContext writeContext() {
         return new WriteContext(root.toString(), catalog(), schema.state().schemaIrHash(),
                 schema.state().schemaIdentityDomain(), services.tables(), manifest, publisher, sidecars, gates(),
-                failpoints, limits);
+                failpoints, limits, idempotency);
     }
 
     SidecarStore sidecars() {
