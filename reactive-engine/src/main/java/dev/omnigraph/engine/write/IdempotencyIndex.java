@@ -78,6 +78,14 @@ public final class IdempotencyIndex {
         return BY_ROOT.computeIfAbsent(canonicalRoot, root -> new IdempotencyIndex());
     }
 
+    /**
+     * Drops the in-memory index of {@code canonicalRoot}; the next keyed write rebuilds it from the manifest, as a
+     * new process would. Keys in flight keep their leaders (they hold their own tickets).
+     */
+    public static void forgetRoot(String canonicalRoot) {
+        BY_ROOT.remove(canonicalRoot);
+    }
+
     /** Completes once the index holds every branch's records (read once per process; a failed read is retried). */
     public Mono<Void> built(ManifestStore manifest) {
         Mono<Void> existing = built.get();
