@@ -4,25 +4,36 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Options of one load: types an overwrite empties even without records, the actor recorded on the commit, and an
- * optional expected graph commit (the load fails with {@code precondition_failure} if the branch moved).
+ * Options of one load: types an overwrite empties even without records, the actor recorded on the commit, an
+ * optional expected graph commit (the load fails with {@code precondition_failure} if the branch moved), and an
+ * optional idempotency key (a retry with the same key and input returns the first load's outcome without writing).
  */
-public record LoadOptions(Set<String> overwriteTypes, Optional<String> actorId, Optional<String> ifGraphCommit) {
-    public static final LoadOptions DEFAULT = new LoadOptions(Set.of(), Optional.empty(), Optional.empty());
+public record LoadOptions(Set<String> overwriteTypes, Optional<String> actorId, Optional<String> ifGraphCommit,
+                          Optional<String> idempotencyKey) {
+    public static final LoadOptions DEFAULT = new LoadOptions(Set.of(), Optional.empty(), Optional.empty(), Optional.empty());
 
     public LoadOptions {
         overwriteTypes = Set.copyOf(overwriteTypes);
     }
 
+    public LoadOptions(Set<String> overwriteTypes, Optional<String> actorId, Optional<String> ifGraphCommit) {
+        this(overwriteTypes, actorId, ifGraphCommit, Optional.empty());
+    }
+
     public LoadOptions actor(String actor) {
-        return new LoadOptions(overwriteTypes, Optional.of(actor), ifGraphCommit);
+        return new LoadOptions(overwriteTypes, Optional.of(actor), ifGraphCommit, idempotencyKey);
     }
 
     public LoadOptions ifGraphCommit(String commitId) {
-        return new LoadOptions(overwriteTypes, actorId, Optional.of(commitId));
+        return new LoadOptions(overwriteTypes, actorId, Optional.of(commitId), idempotencyKey);
     }
 
     public LoadOptions emptying(Set<String> types) {
-        return new LoadOptions(types, actorId, ifGraphCommit);
+        return new LoadOptions(types, actorId, ifGraphCommit, idempotencyKey);
+    }
+
+    /** Makes the load idempotent under {@code key} (1–255 printable ASCII characters, checked when it runs). */
+    public LoadOptions idempotencyKey(String key) {
+        return new LoadOptions(overwriteTypes, actorId, ifGraphCommit, Optional.of(key));
     }
 }

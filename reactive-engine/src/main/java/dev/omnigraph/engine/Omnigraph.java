@@ -18,6 +18,8 @@ import dev.omnigraph.engine.schema.Catalog;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
+import dev.omnigraph.engine.write.IdempotencyIndex;
+import dev.omnigraph.engine.write.IdempotencySettings;
 import dev.omnigraph.engine.write.RecoveryCoordinator;
 import dev.omnigraph.engine.write.Repair;
 import dev.omnigraph.engine.write.WriteContext;
@@ -79,6 +81,7 @@ public final class Omnigraph implements AutoCloseable {
     private volatile QueryLimits queryLimits = QueryLimits.DEFAULT;
     /** This handle's share of the root's single-writer lock; null on a read-only handle. */
     private final RootLock writerLock;
+    private volatile IdempotencySettings idempotency = IdempotencySettings.fromEnvironment();
 
     private Omnigraph(Path root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
                       SchemaFiles.Accepted schema, RootLock writerLock) {
@@ -338,6 +341,7 @@ public final class Omnigraph implements AutoCloseable {
         return Mono.defer(() -> {
             requireValidText(branch, options.actorId(), options.ifGraphCommit());
             requireWritable("mutation");
+            Optional<String> key = options.idempotencyKey().map(IdempotencyKeys::valid);
             CompiledQuery compiled = QueryCompiler.compile(source, queryName, catalog());
             if (!(compiled instanceof MutationPlan plan)) {
                 throw new BadRequest("query '" + queryName + "' is a read query; run it with query(), not mutate()");
@@ -345,7 +349,8 @@ public final class Omnigraph implements AutoCloseable {
             BoundParams bound = compiled.bind(params);
             Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
             return new MutationWriter(writeContext()).execute(branch, plan, bound, now, options.actorId(),
-                    options.ifGraphCommit());
+                    options.ifGraphCommit(), key.map(k -> IdempotencyKeys.mutation(k, branch, source, queryName,
+                            bound, options.ifGraphCommit())));
         });
     }
 
@@ -354,9 +359,12 @@ public final class Omnigraph implements AutoCloseable {
         return Mono.defer(() -> {
             requireValidText(branch, options.actorId(), options.ifGraphCommit());
             requireWritable("load");
+            Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
             NdjsonReader reader = new NdjsonReader(catalog());
-            return new Loader(writeContext()).load(branch, mode, reader.read(ndjson, Schedulers.parallel()),
-                    options.overwriteTypes(), options.actorId(), options.ifGraphCommit());
+            Flux<ByteBuffer> input = hash.map(h -> ndjson.doOnNext(h::update)).orElse(ndjson);
+            return new Loader(writeContext()).load(branch, mode, reader.read(input, Schedulers.parallel()),
+                    options.overwriteTypes(), options.actorId(), options.ifGraphCommit(),
+                    hash.map(h -> h::request));
         });
     }
 
@@ -365,9 +373,12 @@ public final class Omnigraph implements AutoCloseable {
         return Mono.defer(() -> {
             requireValidText(branch, options.actorId(), options.ifGraphCommit());
             requireWritable("load");
+            Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
             NdjsonReader reader = new NdjsonReader(catalog());
-            return new Loader(writeContext()).load(branch, mode, reader.read(ndjsonFile, services.scheduler().scheduler()),
-                    options.overwriteTypes(), options.actorId(), options.ifGraphCommit());
+            Flux<dev.omnigraph.engine.load.LoadRecord> records = reader.read(ndjsonFile,
+                    services.scheduler().scheduler(), chunk -> hash.ifPresent(h -> h.update(chunk)));
+            return new Loader(writeContext()).load(branch, mode, records, options.overwriteTypes(), options.actorId(),
+                    options.ifGraphCommit(), hash.map(h -> h::request));
         });
     }
 
@@ -414,6 +425,21 @@ public final class Omnigraph implements AutoCloseable {
         return this;
     }
 
+    /** How long this handle's writes remember idempotency keys, and the clock that ages them. */
+    public IdempotencySettings idempotency() {
+        return idempotency;
+    }
+
+    public Omnigraph withIdempotency(IdempotencySettings settings) {
+        this.idempotency = java.util.Objects.requireNonNull(settings, "settings");
+        return this;
+    }
+
+    /** The idempotency keys of this root (shared with every other handle on it in this process). */
+    public IdempotencyIndex idempotencyIndex() {
+        return IdempotencyIndex.forRoot(root.toString());
+    }
+
     /** The process-local gates of this root (shared with every other handle on it). */
     public Gates gates() {
         return Gates.forRoot(root.toString());
@@ -422,7 +448,7 @@ public final class Omnigraph implements AutoCloseable {
     WriteContext writeContext() {
         return new WriteContext(root.toString(), catalog(), schema.state().schemaIrHash(),
                 schema.state().schemaIdentityDomain(), services.tables(), manifest, publisher, sidecars, gates(),
-                failpoints, limits);
+                failpoints, limits, idempotency);
     }
 
     SidecarStore sidecars() {

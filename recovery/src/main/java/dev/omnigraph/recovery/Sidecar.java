@@ -52,7 +52,16 @@ public record Sidecar(int schemaVersion, String operationId, String startedAt, S
     /** The commit this write publishes; fixed before any effect and never re-parented. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Lineage(String graphCommitId, String branch, String actorId, long createdAt,
-                          String mergedParentCommitId, String operation) {
+                          String mergedParentCommitId, String operation, Idempotency idempotency) {
+        /** A lineage without an idempotency record. */
+        public Lineage(String graphCommitId, String branch, String actorId, long createdAt,
+                       String mergedParentCommitId, String operation) {
+            this(graphCommitId, branch, actorId, createdAt, mergedParentCommitId, operation, null);
+        }
+    }
+
+    /** The idempotency record a keyed write publishes with its commit; a roll-forward publishes it too. */
+    public record Idempotency(String key, String requestHash, long affectedNodes, long affectedEdges) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

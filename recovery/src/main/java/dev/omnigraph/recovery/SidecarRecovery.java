@@ -17,6 +17,7 @@ import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.BranchIdentity;
 import dev.omnigraph.storage.manifest.ExpectedHead;
 import dev.omnigraph.storage.manifest.GraphBranches;
+import dev.omnigraph.storage.manifest.IdempotencyRecord;
 import dev.omnigraph.storage.manifest.ManifestBatchPublisher;
 import dev.omnigraph.storage.manifest.ManifestState;
 import dev.omnigraph.storage.manifest.ManifestStore;
@@ -192,7 +193,9 @@ public final class SidecarRecovery {
         Sidecar.Lineage lineage = payload.lineage();
         PublishRequest request = new PublishRequest(branch, new ExpectedHead.Exact(Optional.ofNullable(payload.authority().graphHead())),
                 Optional.of(identity), expectedPins, updates, lineage.graphCommitId(), Optional.empty(),
-                Optional.ofNullable(lineage.actorId()), lineage.createdAt(), lineage.operation());
+                Optional.ofNullable(lineage.actorId()), lineage.createdAt(), lineage.operation(),
+                Optional.ofNullable(lineage.idempotency()).map(record -> new IdempotencyRecord(record.key(),
+                        record.requestHash(), record.affectedNodes(), record.affectedEdges())));
         return publisher.publish(request)
                 .then(failpoints.hit("recovery.after_forward_publish"))
                 .then(finalizeForward(sidecar, lineage.graphCommitId()));

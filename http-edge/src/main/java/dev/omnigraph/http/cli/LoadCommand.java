@@ -41,6 +41,11 @@ final class LoadCommand implements Callable<Integer> {
     @Option(names = "--as", paramLabel = "<actor>", description = "Actor recorded on the commit.")
     String actor;
 
+    @Option(names = "--idempotency-key", paramLabel = "<key>", description = "Make the load idempotent: run again with "
+            + "the same key, mode and file, it prints the first run's outcome and writes nothing (with --chunk-size, "
+            + "chunk N uses <key>#N).")
+    String idempotencyKey;
+
     @Option(names = "--json", description = "Print the load result as JSON (one object per commit with --chunk-size).")
     boolean json;
 
@@ -59,6 +64,7 @@ final class LoadCommand implements Callable<Integer> {
         if (chunkSize != null) {
             return loadInChunks(graph, loadMode, options);
         }
+        if (idempotencyKey != null) options = options.idempotencyKey(idempotencyKey);
         WriteOutcome outcome = graph.load(branch, loadMode, data, options).block();
         report(graph, loadMode, outcome, "");
         return OmnigraphCli.OK;
@@ -88,8 +94,9 @@ final class LoadCommand implements Callable<Integer> {
                 if (pending.size() == chunkSize || (line == null && !pending.isEmpty())) {
                     chunk++;
                     byte[] bytes = (String.join("\n", pending) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    LoadOptions chunkOptions = idempotencyKey == null ? options : options.idempotencyKey(idempotencyKey + "#" + chunk);
                     WriteOutcome outcome = graph.load(branch, loadMode,
-                            reactor.core.publisher.Flux.just(java.nio.ByteBuffer.wrap(bytes)), options).block();
+                            reactor.core.publisher.Flux.just(java.nio.ByteBuffer.wrap(bytes)), chunkOptions).block();
                     if (tty) {
                         cli.err.print("\rchunk " + chunk + ": " + lines + " line(s) loaded");
                         cli.err.flush();
@@ -118,7 +125,8 @@ final class LoadCommand implements Callable<Integer> {
             cli.out.println(Json.text(Shapes.load(branch, Optional.empty(), loadMode, outcome, Optional.ofNullable(actor),
                     Optional.of(graph.root().toUri().toString()))));
         } else {
-            cli.out.println(prefix + "loaded " + outcome.affectedNodes() + " node(s) and " + outcome.affectedEdges()
+            cli.out.println(prefix + (outcome.replayed() ? "replayed (idempotency key already used): " : "")
+                    + "loaded " + outcome.affectedNodes() + " node(s) and " + outcome.affectedEdges()
                     + " edge(s) into " + branch + " (" + loadMode.name().toLowerCase(Locale.ROOT) + "): "
                     + outcome.commit().map(GraphCommit::id).map(id -> "commit " + id).orElse("nothing changed"));
         }

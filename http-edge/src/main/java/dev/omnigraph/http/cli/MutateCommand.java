@@ -48,6 +48,10 @@ final class MutateCommand implements Callable<Integer> {
     @Option(names = "--as", paramLabel = "<actor>", description = "Actor recorded on the commit.")
     String actor;
 
+    @Option(names = "--idempotency-key", paramLabel = "<key>", description = "Make the write idempotent: run again "
+            + "with the same key and request, it prints the first run's outcome and writes nothing.")
+    String idempotencyKey;
+
     @Option(names = "--json", description = "Print the result (with the commit, null if nothing changed) as JSON.")
     boolean json;
 
@@ -58,12 +62,13 @@ final class MutateCommand implements Callable<Integer> {
         WriteOptions options = WriteOptions.DEFAULT;
         if (actor != null) options = options.actor(actor);
         if (ifCommit != null) options = options.ifGraphCommit(ifCommit);
+        if (idempotencyKey != null) options = options.idempotencyKey(idempotencyKey);
         Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
         WriteOutcome outcome = graph.mutate(branch, text, decl.name(), Cli.Params.of(params), options).block();
         if (json) {
             cli.out.println(Json.text(Shapes.mutation(branch, decl.name(), outcome, Optional.ofNullable(actor))));
         } else {
-            cli.out.println(decl.name() + " on " + branch + ": " + outcome.affectedNodes() + " node(s), "
+            cli.out.println((outcome.replayed() ? "replayed (idempotency key already used): " : "") + decl.name() + " on " + branch + ": " + outcome.affectedNodes() + " node(s), "
                     + outcome.affectedEdges() + " edge(s) affected; "
                     + outcome.commit().map(c -> "commit " + c.id()).orElse("nothing changed (no commit)"));
         }

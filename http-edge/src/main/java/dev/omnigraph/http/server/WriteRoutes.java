@@ -6,6 +6,8 @@ import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.WriteOptions;
 import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.engine.query.QueryDecl;
+import dev.omnigraph.engine.write.IdempotentRequest;
+import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.QuerySources;
@@ -22,6 +24,10 @@ import reactor.core.publisher.Mono;
 /** Per-graph write routes: mutate (and /change, /mutate/if-graph-commit), load (JSON envelope) and load/ndjson. */
 final class WriteRoutes {
     static final String IF_GRAPH_COMMIT = "Omnigraph-If-Graph-Commit";
+    /** Makes a write idempotent: a retry with the same key and request answers the first outcome, writing nothing. */
+    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    /** Set on a response that repeats an earlier write's outcome instead of writing. */
+    static final String IDEMPOTENT_REPLAYED = "Idempotent-Replayed";
     /** The envelope's data is handed to the engine in slices, as a streamed body would be. */
     private static final int SLICE = 64 * 1024;
 
@@ -51,7 +57,7 @@ final class WriteRoutes {
         if (conditional) {
             options = options.ifGraphCommit(expectedCommit(expected));
         }
-        WriteOptions chosen = options;
+        WriteOptions chosen = idempotencyKey(ex).map(options::idempotencyKey).orElse(options);
         return ex.jsonBody(false).flatMap(body -> {
             String source = ReadRoutes.text(body, "query", "query_source");
             if (source == null) throw HttpProblem.badRequest("the request body needs 'query'");
@@ -62,7 +68,7 @@ final class WriteRoutes {
             String branch = Optional.ofNullable(ReadRoutes.text(body, "branch")).orElse(GraphBranches.MAIN);
             Map<String, Object> params = Json.params(body.get("params"), "params");
             return graph.mutate(branch, source, decl.name(), params, chosen)
-                    .flatMap(outcome -> ex.json(200, Shapes.mutation(branch, decl.name(), outcome, ex.actor)));
+                    .flatMap(outcome -> markReplay(ex, outcome).json(200, Shapes.mutation(branch, decl.name(), outcome, ex.actor)));
         });
     }
 
@@ -96,8 +102,8 @@ final class WriteRoutes {
             Flux<ByteBuffer> slices = Flux.range(0, (bytes.length + SLICE - 1) / SLICE)
                     .map(i -> ByteBuffer.wrap(bytes, i * SLICE, Math.min(SLICE, bytes.length - i * SLICE)).slice());
             return graph.load(branch, mode, slices, loadOptions(ex))
-                    .flatMap(outcome -> ex.json(200, Shapes.load(branch, from, mode, outcome, ex.actor,
-                            Optional.of(graph.root().toUri().toString()))));
+                    .flatMap(outcome -> markReplay(ex, outcome).json(200, Shapes.load(branch, from, mode, outcome,
+                            ex.actor, Optional.of(graph.root().toUri().toString()))));
         });
     }
 
@@ -108,10 +114,31 @@ final class WriteRoutes {
         LoadMode mode = LoadMode.parse(ex.param("mode").orElse("merge"));
         Flux<ByteBuffer> body = ex.ndjsonBody();
         return graph.load(branch, mode, body, loadOptions(ex))
-                .flatMap(outcome -> ex.json(200, Shapes.load(branch, from, mode, outcome, ex.actor, Optional.empty())));
+                .flatMap(outcome -> markReplay(ex, outcome).json(200, Shapes.load(branch, from, mode, outcome, ex.actor,
+                        Optional.empty())));
     }
 
     private static LoadOptions loadOptions(Exchange ex) {
-        return ex.actor.map(LoadOptions.DEFAULT::actor).orElse(LoadOptions.DEFAULT);
+        LoadOptions options = ex.actor.map(LoadOptions.DEFAULT::actor).orElse(LoadOptions.DEFAULT);
+        return idempotencyKey(ex).map(options::idempotencyKey).orElse(options);
+    }
+
+    /** The {@code Idempotency-Key} header, checked here so the 400 names the header (one value, 1–255 printable ASCII). */
+    private static Optional<String> idempotencyKey(Exchange ex) {
+        List<String> values = ex.request.requestHeaders().getAll(IDEMPOTENCY_KEY);
+        if (values.isEmpty()) {
+            return Optional.empty();
+        }
+        if (values.size() > 1) {
+            throw HttpProblem.badRequest(IDEMPOTENCY_KEY + " must be sent once, got " + values.size() + " values");
+        }
+        return Optional.of(IdempotentRequest.validKey(values.get(0), "the " + IDEMPOTENCY_KEY + " header"));
+    }
+
+    private static Exchange markReplay(Exchange ex, WriteOutcome outcome) {
+        if (outcome.replayed()) {
+            ex.response.header(IDEMPOTENT_REPLAYED, "true");
+        }
+        return ex;
     }
 }

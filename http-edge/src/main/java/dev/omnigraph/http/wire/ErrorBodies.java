@@ -2,6 +2,7 @@ package dev.omnigraph.http.wire;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.omnigraph.storage.error.ErrorCode;
+import dev.omnigraph.storage.error.IdempotencyKeyReused;
 import dev.omnigraph.storage.error.KeyConflict;
 import dev.omnigraph.storage.error.ManifestConflict;
 import dev.omnigraph.storage.error.OmnigraphException;
@@ -21,7 +22,8 @@ import reactor.core.Exceptions;
  * set (bad_request, not_found, conflict, …) and is omitted for 412 and 503 recovery, where the detail object is the
  * discriminator. Details are named by the engine's wire code and carry its structured facts: parse_error (line,
  * column), validation_error (type, property, id), key_conflict, read_set_conflict, manifest_conflict,
- * precondition_failure, resource_limit, recovery_required, query_timeout (timeout_ms).
+ * precondition_failure, resource_limit, recovery_required, query_timeout (timeout_ms),
+ * idempotency_key_reused (key, graph_commit_id).
  */
 public final class ErrorBodies {
 
@@ -108,6 +110,10 @@ public final class ErrorBodies {
             d.put("resource", r.limit());
             d.put("limit", r.allowed());
             d.put("actual", r.actual());
+        } else if (e instanceof IdempotencyKeyReused i) {
+            ObjectNode d = body.putObject("idempotency_key_reused");
+            d.put("key", i.key());
+            i.graphCommitId().ifPresent(id -> d.put("graph_commit_id", id));
         } else if (e instanceof RecoveryRequired r) {
             body.putObject("recovery_required").put("operation_id", r.operationId());
         } else if (e instanceof QueryTimeout q) {
@@ -124,7 +130,7 @@ public final class ErrorBodies {
         return switch (code) {
             case PARSE_ERROR, VALIDATION_ERROR, BAD_REQUEST, RESOURCE_LIMIT -> "bad_request";
             case NOT_FOUND -> "not_found";
-            case KEY_CONFLICT, READ_SET_CONFLICT, MANIFEST_CONFLICT, CONFLICT -> "conflict";
+            case KEY_CONFLICT, READ_SET_CONFLICT, MANIFEST_CONFLICT, CONFLICT, IDEMPOTENCY_KEY_REUSED -> "conflict";
             case PRECONDITION_FAILURE, RECOVERY_REQUIRED, QUERY_TIMEOUT -> null;
             case STORAGE_OVERLOADED -> "too_many_requests";
             case UNSUPPORTED_STAMP, STORAGE_FAULT -> "internal";

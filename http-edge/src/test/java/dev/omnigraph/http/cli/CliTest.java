@@ -183,6 +183,30 @@ class CliTest {
     }
 
     @Test
+    void idempotencyKeysMakeMutateAndLoadSafeToRerun() {
+        ok("init", "--schema", schema.toString(), root.toString());
+        Run loaded = ok("load", root.toString(), "--data", data.toString(), "--mode", "append", "--idempotency-key", "load-1", "--json");
+        Run reloaded = ok("load", root.toString(), "--data", data.toString(), "--mode", "append", "--idempotency-key", "load-1", "--json");
+        assertThat(reloaded.out()).as("an append that would conflict replays instead").isEqualTo(loaded.out());
+
+        String[] knows = {"mutate", "knows", root.toString(), "--query", queries.toString(), "--params",
+                "{\"a\":\"Bob\",\"b\":\"Ada\"}", "--idempotency-key", "edge-1"};
+        Run first = ok(knows);
+        Run again = ok(knows);
+        assertThat(again.out()).startsWith("replayed (idempotency key already used): knows on main: 0 node(s), 1 edge(s)")
+                .endsWith(first.out());
+        assertThat(ok("commit", "list", root.toString(), "--json").json().path("commits")).hasSize(3);
+
+        Run reused = run("mutate", "knows", root.toString(), "--query", queries.toString(), "--params",
+                "{\"a\":\"Ada\",\"b\":\"Bob\"}", "--idempotency-key", "edge-1");
+        assertThat(reused.code()).as(reused.toString()).isEqualTo(1);
+        assertThat(reused.err()).startsWith("error[idempotency_key_reused]: idempotency key 'edge-1'");
+        Run bad = run("mutate", "knows", root.toString(), "--query", queries.toString(), "--params",
+                "{\"a\":\"Ada\",\"b\":\"Bob\"}", "--idempotency-key", "");
+        assertThat(bad.err()).startsWith("error[bad_request]: idempotency key must be 1 to 255 characters");
+    }
+
+    @Test
     void serveAnswersUntilInterrupted() throws Exception {
         ok("init", "--schema", schema.toString(), root.toString());
         Pattern url = Pattern.compile("at (http://127\\.0\\.0\\.1:\\d+)");

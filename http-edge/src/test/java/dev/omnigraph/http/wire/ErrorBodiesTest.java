@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.CommitConflict;
+import dev.omnigraph.storage.error.IdempotencyKeyReused;
 import dev.omnigraph.storage.error.KeyConflict;
 import dev.omnigraph.storage.error.ManifestConflict;
 import dev.omnigraph.storage.error.NotFound;
@@ -64,6 +65,19 @@ class ErrorBodiesTest {
         assertThat(manifest.body().path("code").asText()).isEqualTo("conflict");
         assertThat(manifest.body().path("manifest_conflict").path("member").asText()).isEqualTo("graph_head:main");
         assertThat(of(new CommitConflict("/x", 3, true, null)).status()).isEqualTo(409);
+    }
+
+    @Test
+    void aReusedIdempotencyKeyIs422WithItsKeyAndTheRecordedCommit() {
+        ErrorBodies.Reply recorded = of(new IdempotencyKeyReused("k-1", java.util.Optional.of("01C")));
+        assertThat(recorded.status()).isEqualTo(422);
+        assertThat(recorded.wireCode()).isEqualTo("idempotency_key_reused");
+        assertThat(recorded.body().path("code").asText()).isEqualTo("conflict");
+        assertThat(recorded.body().path("idempotency_key_reused").path("key").asText()).isEqualTo("k-1");
+        assertThat(recorded.body().path("idempotency_key_reused").path("graph_commit_id").asText()).isEqualTo("01C");
+        JsonNode running = of(new IdempotencyKeyReused("k-1", java.util.Optional.empty())).body();
+        assertThat(running.path("idempotency_key_reused").has("graph_commit_id")).isFalse();
+        assertThat(running.path("error").asText()).contains("still running");
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.omnigraph.engine.write.ChangeSet;
 import dev.omnigraph.engine.write.ChangeValidator;
 import dev.omnigraph.engine.write.CommittedRows;
 import dev.omnigraph.engine.write.DirectPublishPipeline;
+import dev.omnigraph.engine.write.IdempotentRequest;
 import dev.omnigraph.engine.write.TableChange;
 import dev.omnigraph.engine.write.WriteContext;
 import dev.omnigraph.engine.write.WriteOutcome;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -39,10 +41,12 @@ public final class Loader {
 
     /**
      * Loads {@code records} into {@code branch}. {@code overwriteTypes} names types an OVERWRITE replaces even when
-     * the input holds none of their records (they become empty).
+     * the input holds none of their records (they become empty). {@code idempotency} is asked for once the input
+     * has been read whole (a load's request hash covers its bytes, hashed as they stream).
      */
     public Mono<WriteOutcome> load(String branch, LoadMode mode, Flux<LoadRecord> records, Set<String> overwriteTypes,
-                                   Optional<String> actorId, Optional<String> ifGraphCommit) {
+                                   Optional<String> actorId, Optional<String> ifGraphCommit,
+                                   Optional<Supplier<IdempotentRequest>> idempotency) {
         if (mode != LoadMode.OVERWRITE && !overwriteTypes.isEmpty()) {
             return Mono.error(new BadRequest("types to empty can only be named for an overwrite load"));
         }
@@ -59,7 +63,7 @@ public final class Loader {
         return LoadBatch.collect(records, ctx.catalog(), mode, ctx.limits())
                 .flatMap(batch -> pipeline.run(new DirectPublishPipeline.Request(branch, actorId,
                         Sidecar.WriterKind.Load, "load:" + mode.name().toLowerCase(), "load", ifGraphCommit,
-                        token -> plan(token, mode, batch, emptied))));
+                        token -> plan(token, mode, batch, emptied), idempotency.map(Supplier::get))));
     }
 
     private Mono<ChangeSet> plan(WriteToken token, LoadMode mode, LoadBatch batch, List<String> emptied) {

@@ -54,6 +54,11 @@ public final class NdjsonReader {
      * {@link java.io.IOException} itself.
      */
     public Flux<LoadRecord> read(Path file, Scheduler ioScheduler) {
+        return read(file, ioScheduler, chunk -> { });
+    }
+
+    /** As {@link #read(Path, Scheduler)}, showing each chunk read to {@code tap} first (e.g. to hash the input). */
+    public Flux<LoadRecord> read(Path file, Scheduler ioScheduler, java.util.function.Consumer<ByteBuffer> tap) {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(ioScheduler, "ioScheduler");
         Flux<ByteBuffer> chunks = Flux.using(
@@ -72,7 +77,7 @@ public final class NdjsonReader {
                 }),
                 channel -> closeOn(ioScheduler, channel));
         // subscribeOn also moves every later request (hence every generate call) onto the I/O scheduler.
-        return read(chunks).subscribeOn(ioScheduler);
+        return read(chunks.doOnNext(tap)).subscribeOn(ioScheduler);
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.omnigraph.engine.query.MutationPlan;
 import dev.omnigraph.engine.write.ChangeValidator;
 import dev.omnigraph.engine.write.CommittedRows;
 import dev.omnigraph.engine.write.DirectPublishPipeline;
+import dev.omnigraph.engine.write.IdempotentRequest;
 import dev.omnigraph.engine.write.WriteContext;
 import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.recovery.Sidecar;
@@ -30,7 +31,8 @@ public final class MutationWriter {
     }
 
     public Mono<WriteOutcome> execute(String branch, MutationPlan plan, BoundParams params, Instant now,
-                                      Optional<String> actorId, Optional<String> ifGraphCommit) {
+                                      Optional<String> actorId, Optional<String> ifGraphCommit,
+                                      Optional<IdempotentRequest> idempotency) {
         return pipeline.run(new DirectPublishPipeline.Request(branch, actorId, Sidecar.WriterKind.Mutation,
                 "mutation:" + plan.name(), "mutation", ifGraphCommit, token -> {
                     Map<String, TableEntry> pins = new HashMap<>();
@@ -38,6 +40,6 @@ public final class MutationWriter {
                     CommittedRows committed = new CommittedRows(ctx);
                     return new MutationStaging(ctx.catalog(), pins, committed, params, now).run(plan)
                             .flatMap(changes -> new ChangeValidator(ctx.catalog(), pins, committed).validate(changes));
-                }));
+                }, idempotency));
     }
 }

@@ -17,6 +17,7 @@ import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.ExpectedHead;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import dev.omnigraph.storage.manifest.GraphCommit;
+import dev.omnigraph.storage.manifest.IdempotencyRecord;
 import dev.omnigraph.storage.manifest.PublishRequest;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.ArrayList;
@@ -55,26 +56,67 @@ public final class DirectPublishPipeline {
         this.ctx = ctx;
     }
 
-    /** One write: what it targets, who does it, and how to plan it against a token. */
+    /**
+     * One write: what it targets, who does it, how to plan it against a token, and the idempotency key (with the
+     * request's hash) it carries, if any.
+     */
     public record Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
                           String failpointPrefix, Optional<String> ifGraphCommit,
-                          Function<WriteToken, Mono<ChangeSet>> prepare) {
+                          Function<WriteToken, Mono<ChangeSet>> prepare, Optional<IdempotentRequest> idempotency) {
+        public Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
+                       String failpointPrefix, Optional<String> ifGraphCommit,
+                       Function<WriteToken, Mono<ChangeSet>> prepare) {
+            this(branch, actorId, writerKind, operation, failpointPrefix, ifGraphCommit, prepare, Optional.empty());
+        }
     }
 
+    /**
+     * Runs one write. With an idempotency key, before anything else: a key recorded with this request answers
+     * with the original outcome; a duplicate already running in this process is waited for; otherwise this write
+     * leads, and its detached run records the key with its commit whatever its subscriber does.
+     */
     public Mono<WriteOutcome> run(Request request) {
+        if (request.idempotency().isEmpty()) {
+            return detached(request, Optional.empty());
+        }
+        IdempotencyIndex index = ctx.idempotencyIndex();
+        return index.built(ctx.manifest()).then(Mono.defer(() -> {
+            IdempotencyIndex.Claim claim = index.claim(request.idempotency().get(), ctx.idempotency());
+            if (claim instanceof IdempotencyIndex.Claim.Replay replay) {
+                return Mono.just(replay.outcome());
+            }
+            if (claim instanceof IdempotencyIndex.Claim.Wait wait) {
+                return wait.leader().map(WriteOutcome::asReplay)
+                        .onErrorResume(IdempotencyIndex.LeaderFailed.class, failed -> run(request));
+            }
+            return detached(request, Optional.of(((IdempotencyIndex.Claim.Lead) claim).ticket()));
+        }));
+    }
+
+    private Mono<WriteOutcome> detached(Request request, Optional<IdempotencyIndex.Ticket> ticket) {
         return Mono.defer(() -> {
             AtomicBoolean cancelled = new AtomicBoolean();
             Sinks.One<WriteOutcome> result = Sinks.one();
             attempt(request, cancelled, 0)
+                    .onErrorResume(AlreadyRecorded.class, recorded -> Mono.just(recorded.outcome()))
                     .materialize()
                     // The attempt's very end (gates released, staged handles discarded), also when nobody listens.
                     .delayUntil(signal -> ctx.failpoints().hit(
                             FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_ATTEMPT)))
                     .<WriteOutcome>dematerialize()
                     .subscribe(
-                    outcome -> result.tryEmitValue(outcome),
-                    failure -> result.tryEmitError(failure),
-                    () -> result.tryEmitEmpty());
+                            outcome -> {
+                                ticket.ifPresent(lead -> lead.finish(outcome, ctx.idempotency()));
+                                result.tryEmitValue(outcome);
+                            },
+                            failure -> {
+                                ticket.ifPresent(IdempotencyIndex.Ticket::fail);
+                                result.tryEmitError(failure);
+                            },
+                            () -> {
+                                ticket.ifPresent(IdempotencyIndex.Ticket::fail);
+                                result.tryEmitEmpty();
+                            });
             return result.asMono().doOnCancel(() -> cancelled.set(true));
         });
     }
@@ -82,6 +124,7 @@ public final class DirectPublishPipeline {
     private Mono<WriteOutcome> attempt(Request request, AtomicBoolean cancelled, int reprepares) {
         return new RecoveryCoordinator(ctx).heal(request.branch())
                 .then(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()))
+                .flatMap(token -> replayIfRecorded(request, token).thenReturn(token))
                 .flatMap(token -> {
                     checkPrecondition(request, token);
                     return request.prepare().apply(token).flatMap(changes -> changes.isEmpty()
@@ -103,6 +146,21 @@ public final class DirectPublishPipeline {
                 .next()
                 .flatMap(pending -> Mono.error(new RecoveryRequired(pending.operationId(),
                         "branch " + branch + " has an unfinished " + pending.writerKind() + " write", null)));
+    }
+
+    /**
+     * A recovery may have published a keyed write of this request since the claim (a roll-forward of an attempt
+     * that crashed after arming): the index catches up with the token's manifest and the recorded outcome wins.
+     */
+    private Mono<Void> replayIfRecorded(Request request, WriteToken token) {
+        if (request.idempotency().isEmpty()) {
+            return Mono.empty();
+        }
+        IdempotencyIndex index = ctx.idempotencyIndex();
+        return index.sync(ctx.manifest(), request.branch(), token.state().manifest())
+                .then(Mono.defer(() -> index.recordedOutcome(request.idempotency().get(), ctx.idempotency())
+                        .<Mono<Void>>map(outcome -> Mono.error(new AlreadyRecorded(outcome)))
+                        .orElse(Mono.empty())));
     }
 
     private static void checkPrecondition(Request request, WriteToken token) {
@@ -178,7 +236,9 @@ public final class DirectPublishPipeline {
                                           List<StagedEffect> effects) {
         String operationId = Ulid.next();
         IntentRecords.LineageIntent lineage = new IntentRecords.LineageIntent(Ulid.next(), request.branch(),
-                request.actorId(), nowMicros(), request.operation());
+                request.actorId(), nowMicros(), request.operation(), request.idempotency().map(keyed ->
+                        new IdempotencyRecord(keyed.key(), keyed.requestHash(), changes.affectedNodes(),
+                                changes.affectedEdges())));
         return recheck(request, token, changes)
                 .then(ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_GATES)))
                 .then(Mono.defer(() -> cancelled.get()
@@ -192,6 +252,7 @@ public final class DirectPublishPipeline {
     private Mono<Void> recheck(Request request, WriteToken token, ChangeSet changes) {
         return recoveryBarrier(request.branch())
                 .then(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()))
+                .flatMap(fresh -> replayIfRecorded(request, fresh).thenReturn(fresh))
                 .flatMap(fresh -> {
                     checkPrecondition(request, fresh);
                     if (!token.sameAuthority(fresh)) {
@@ -304,7 +365,7 @@ public final class DirectPublishPipeline {
         }
         return ctx.publisher().publish(new PublishRequest(request.branch(), new ExpectedHead.Exact(token.head()),
                 Optional.of(token.branchIdentity()), expectedPins, updates, lineage.commitId(), Optional.empty(),
-                lineage.actorId(), lineage.createdAtMicros(), lineage.operation()));
+                lineage.actorId(), lineage.createdAtMicros(), lineage.operation(), lineage.idempotency()));
     }
 
     /** The write is durable once published; a sidecar left behind is consumed by the next heal. */
@@ -328,6 +389,20 @@ public final class DirectPublishPipeline {
     static long nowMicros() {
         java.time.Instant now = java.time.Instant.now();
         return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000L;
+    }
+
+    /** The request's key is already recorded with this request: its outcome answers; never escapes this class. */
+    private static final class AlreadyRecorded extends RuntimeException {
+        private final WriteOutcome outcome;
+
+        AlreadyRecorded(WriteOutcome outcome) {
+            super("idempotency key already recorded", null, false, false);
+            this.outcome = outcome;
+        }
+
+        WriteOutcome outcome() {
+            return outcome;
+        }
     }
 
     /** The head moved before any effect and the change may be planned again; never escapes this class. */

@@ -15,6 +15,7 @@ import dev.omnigraph.recovery.Sidecar.Txn;
 import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.manifest.GraphBranches;
+import dev.omnigraph.storage.manifest.IdempotencyRecord;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +28,8 @@ final class IntentRecords {
     }
 
     /** The fixed lineage of one attempt: commit id, actor and time never change after arming. */
-    record LineageIntent(String commitId, String branch, Optional<String> actorId, long createdAtMicros, String operation) {
+    record LineageIntent(String commitId, String branch, Optional<String> actorId, long createdAtMicros, String operation,
+                         Optional<IdempotencyRecord> idempotency) {
     }
 
     static Sidecar armed(WriteContext ctx, Sidecar.WriterKind kind, String operationId, WriteToken token,
@@ -46,7 +48,9 @@ final class IntentRecords {
         }
         ProtocolV3 payload = new ProtocolV3(authority(ctx, token),
                 new Lineage(lineage.commitId(), branchField(lineage.branch()), lineage.actorId().orElse(null),
-                        lineage.createdAtMicros(), null, lineage.operation()),
+                        lineage.createdAtMicros(), null, lineage.operation(), lineage.idempotency()
+                        .map(record -> new Sidecar.Idempotency(record.key(), record.requestHash(),
+                                record.affectedNodes(), record.affectedEdges())).orElse(null)),
                 Ulid.next(), Sidecar.EffectPhase.Armed, planned, new IntendedDelta(updates), null);
         return new Sidecar(Sidecar.SCHEMA_VERSION, operationId, Long.toString(lineage.createdAtMicros()),
                 branchField(token.branch()), lineage.actorId().orElse(null), kind, pins, payload);

@@ -13,7 +13,13 @@ import dev.omnigraph.storage.manifest.TableEntry;
 /** Everything a writer of one graph handle needs, passed down so writers never reach back into the facade. */
 public record WriteContext(String root, Catalog catalog, String schemaIrHash, String schemaIdentityDomain,
                            TableStorage tables, ManifestStore manifest, ManifestBatchPublisher publisher,
-                           SidecarStore sidecars, Gates gates, Failpoints failpoints, WriteLimits limits) {
+                           SidecarStore sidecars, Gates gates, Failpoints failpoints, WriteLimits limits,
+                           IdempotencySettings idempotency) {
+
+    /** The idempotency index of this root (process-wide, like the gates). */
+    public IdempotencyIndex idempotencyIndex() {
+        return IdempotencyIndex.forRoot(root);
+    }
 
     /** The Lance ref a manifest entry is pinned on. */
     public TableRef ref(TableEntry entry) {

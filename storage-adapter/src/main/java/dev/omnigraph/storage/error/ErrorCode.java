@@ -14,6 +14,7 @@ public enum ErrorCode {
     MANIFEST_CONFLICT("manifest_conflict", 409),
     CONFLICT("conflict", 409),
     PRECONDITION_FAILURE("precondition_failure", 412),
+    IDEMPOTENCY_KEY_REUSED("idempotency_key_reused", 422),
     RESOURCE_LIMIT("resource_limit", 413),
     UNSUPPORTED_STAMP("unsupported_storage_stamp", 500),
     STORAGE_FAULT("storage_fault", 500),

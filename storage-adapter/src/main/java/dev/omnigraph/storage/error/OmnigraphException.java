@@ -8,7 +8,8 @@ package dev.omnigraph.storage.error;
 public abstract sealed class OmnigraphException extends RuntimeException
         permits ParseError, ValidationError, BadRequest, NotFound, KeyConflict, ReadSetChanged,
                 ManifestConflict, Conflict, CommitConflict, PreconditionFailed, ResourceLimitExceeded, UnsupportedStamp,
-                StorageFault, StorageOverloaded, RecoveryRequired, QueryTimeout {
+                StorageFault, StorageOverloaded, RecoveryRequired, QueryTimeout,
+                IdempotencyKeyReused {
 
     private final ErrorCode code;
 

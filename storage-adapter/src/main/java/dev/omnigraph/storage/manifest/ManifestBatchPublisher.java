@@ -127,7 +127,7 @@ public final class ManifestBatchPublisher {
             rows.add(ManifestRows.table(update));
         }
         rows.add(ManifestRows.head(request.branch(), commit.id()));
-        rows.add(ManifestRows.commit(commit));
+        rows.add(ManifestRows.commit(commit, request.idempotency()));
         return rows;
     }
 }

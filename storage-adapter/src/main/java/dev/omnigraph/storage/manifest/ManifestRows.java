@@ -17,6 +17,8 @@ import java.util.Optional;
 /** Encodes manifest facts as {@code __manifest} rows and decodes them back; the one place that knows the row format. */
 final class ManifestRows {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Metadata member of a graph_commit row holding its {@link IdempotencyRecord}. */
+    static final String IDEMPOTENCY = "idempotency";
 
     private ManifestRows() {
     }
@@ -48,6 +50,10 @@ final class ManifestRows {
     }
 
     static Map<String, Object> commit(GraphCommit commit) {
+        return commit(commit, Optional.empty());
+    }
+
+    static Map<String, Object> commit(GraphCommit commit, Optional<IdempotencyRecord> idempotency) {
         Map<String, Object> row = base(commit.id(), TYPE_COMMIT);
         row.put(TABLE_VERSION, commit.manifestVersion());
         row.put(TABLE_BRANCH, commit.branch().orElse(null));
@@ -62,6 +68,9 @@ final class ManifestRows {
             deltas.addObject().put("table_key", delta.tableKey()).put("from_version", delta.fromVersion())
                     .put("to_version", delta.toVersion());
         }
+        idempotency.ifPresent(record -> meta.putObject(IDEMPOTENCY).put("key", record.key())
+                .put("request_hash", record.requestHash()).put("affected_nodes", record.affectedNodes())
+                .put("affected_edges", record.affectedEdges()));
         row.put(METADATA, json(meta));
         return row;
     }
@@ -104,6 +113,16 @@ final class ManifestRows {
         return new GraphCommit((String) row.get(OBJECT_ID), parents, Optional.ofNullable((String) row.get(TABLE_BRANCH)),
                 Optional.ofNullable(meta.hasNonNull("actor_id") ? meta.get("actor_id").asText() : null),
                 meta.path("created_at").asLong(), meta.path("operation").asText(), deltas, (Long) row.get(TABLE_VERSION));
+    }
+
+    /** The idempotency record of a commit row, if its write carried a key. */
+    static Optional<IdempotencyRecord> idempotency(Map<String, Object> row) {
+        JsonNode record = parse(row).get(IDEMPOTENCY);
+        if (record == null || !record.isObject()) {
+            return Optional.empty();
+        }
+        return Optional.of(new IdempotencyRecord(record.path("key").asText(), record.path("request_hash").asText(),
+                record.path("affected_nodes").asLong(), record.path("affected_edges").asLong()));
     }
 
     private static Map<String, Object> base(String objectId, String objectType) {

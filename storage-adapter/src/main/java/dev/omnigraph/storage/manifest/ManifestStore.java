@@ -184,6 +184,24 @@ public final class ManifestStore {
                 SqlLiterals.eq(OBJECT_ID, commitId))));
     }
 
+    /**
+     * Commits of one manifest snapshot that carry an idempotency record and were published after manifest version
+     * {@code afterVersion} (0 = all). The filter is pushed down, so only keyed commit rows are decoded.
+     */
+    public Flux<RecordedCommit> recordedCommits(TableSnapshot snapshot, long afterVersion) {
+        String filter = OBJECT_TYPE + " = " + SqlLiterals.quote(TYPE_COMMIT) + " AND " + TABLE_VERSION + " > "
+                + afterVersion + " AND " + METADATA + " LIKE " + SqlLiterals.quote("%\"" + ManifestRows.IDEMPOTENCY + "\"%");
+        return tables.scan(snapshot, ScanRequest.where(filter)).flatMapIterable(RowBatch::rows)
+                .flatMap(row -> Mono.justOrEmpty(ManifestRows.idempotency(row)
+                        .map(record -> new RecordedCommit(ManifestRows.graphCommit(row), record))));
+    }
+
+    /** The latest manifest snapshot of {@code graphBranch}. */
+    public Mono<TableSnapshot> latest(String graphBranch) {
+        return tables.open(ref(graphBranch), OptionalLong.empty())
+                .onErrorMap(NotFound.class, missing -> branchOrGraphMissing(graphBranch, missing));
+    }
+
     private Flux<GraphCommit> commitsIn(TableSnapshot snapshot, ScanRequest request) {
         return tables.scan(snapshot, request).flatMapIterable(RowBatch::rows).map(ManifestRows::graphCommit);
     }

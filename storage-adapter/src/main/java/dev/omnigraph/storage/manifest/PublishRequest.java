@@ -9,11 +9,21 @@ import java.util.Optional;
  * One graph commit to publish. {@code expectedPins} must name every table in {@code tableUpdates} (0 = not yet
  * registered). {@code expectedBranch} is checked against the branch's live identity (empty: only existence).
  * The commit id, actor and time are minted by the writer before any effect and never change on retry.
+ * {@code idempotency}, when present, is written on the commit row by the same manifest transaction.
  */
 public record PublishRequest(String branch, ExpectedHead expectedHead, Optional<BranchIdentity> expectedBranch,
                              Map<String, Long> expectedPins, List<TableEntry> tableUpdates, String commitId,
                              Optional<String> mergedParentId, Optional<String> actorId, long createdAtMicros,
-                             String operation) {
+                             String operation, Optional<IdempotencyRecord> idempotency) {
+    /** A publish without an idempotency record. */
+    public PublishRequest(String branch, ExpectedHead expectedHead, Optional<BranchIdentity> expectedBranch,
+                          Map<String, Long> expectedPins, List<TableEntry> tableUpdates, String commitId,
+                          Optional<String> mergedParentId, Optional<String> actorId, long createdAtMicros,
+                          String operation) {
+        this(branch, expectedHead, expectedBranch, expectedPins, tableUpdates, commitId, mergedParentId, actorId,
+                createdAtMicros, operation, Optional.empty());
+    }
+
     public PublishRequest {
         Objects.requireNonNull(branch, "branch");
         Objects.requireNonNull(expectedHead, "expectedHead");
@@ -24,6 +34,7 @@ public record PublishRequest(String branch, ExpectedHead expectedHead, Optional<
         Objects.requireNonNull(mergedParentId, "mergedParentId");
         Objects.requireNonNull(actorId, "actorId");
         Objects.requireNonNull(operation, "operation");
+        Objects.requireNonNull(idempotency, "idempotency");
         for (TableEntry update : tableUpdates) {
             if (!expectedPins.containsKey(update.tableKey())) {
                 throw new IllegalArgumentException("publish of " + commitId + " updates " + update.tableKey()
