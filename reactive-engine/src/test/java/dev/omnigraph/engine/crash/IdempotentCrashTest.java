@@ -34,7 +34,8 @@ class IdempotentCrashTest {
     @Test
     void aRolledForwardKeyedWriteAnswersItsRetry(@TempDir Path dir) throws Exception {
         Path root = dir.resolve("graph");
-        Omnigraph.init(services, root, CrashScenario.SCHEMA).block();
+        // The child must be the root's only writer process: give the writer lock back first.
+        Omnigraph.init(services, root, CrashScenario.SCHEMA).block().close();
 
         Process child = ChildJvm.start(IdempotentCrashMain.class, dir.resolve("tmp"), List.of(root.toString()),
                 List.of("OMNIGRAPH_FAILPOINTS=mutation.after_confirm=exit"));
