@@ -24,7 +24,8 @@ import reactor.core.publisher.Mono;
 /**
  * The schema's rules checked over a whole change set against the committed state it was planned on, before any
  * effect: enum values, {@code @range}, {@code @check}, {@code @unique} (pending and committed), referential
- * integrity of edges, no edge orphaned by a node overwrite, and edge {@code @card} bounds after the change.
+ * integrity of edges, no edge orphaned by a node overwrite, and edge {@code @card} bounds after the change of
+ * every source node whose edges the change adds or removes.
  * The first violation fails the write with a {@link ValidationError} naming type, property and id.
  */
 public final class ChangeValidator {
@@ -255,12 +256,11 @@ public final class ChangeValidator {
         TableChange edgeChange = byKey.get(edge.tableKey());
         NodeTable source = catalog.node(type.fromType()).orElseThrow();
         TableChange sourceChange = byKey.get(source.tableKey());
+        // As upstream: only sources whose edges this write adds or removes are checked, so nodes may be loaded
+        // before their edges even under a minimum (@card(1..)); a later write touching their edges enforces it.
         Set<String> affected = new HashSet<>();
         if (edgeChange != null) {
             edgeChange.rows().forEach(row -> affected.add((String) row.get("src")));
-        }
-        if (sourceChange != null && type.cardinality().min() > 0) {
-            sourceChange.rows().forEach(row -> affected.add((String) row.get("id")));
         }
         Set<String> deletedSources = sourceChange == null ? Set.of() : new HashSet<>(sourceChange.deleteIds());
         Mono<Set<String>> fromDeletedEdges = edgeChange == null || edgeChange.deleteIds().isEmpty() ? Mono.just(Set.of())
