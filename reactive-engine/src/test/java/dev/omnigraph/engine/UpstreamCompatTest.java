@@ -8,19 +8,31 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.engine.write.WriteOutcome;
+import dev.omnigraph.recovery.SidecarStore;
+import dev.omnigraph.storage.ObjectStore;
+import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.error.KeyConflict;
+import dev.omnigraph.storage.error.ReadSetChanged;
 import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.error.ValidationError;
+import dev.omnigraph.storage.manifest.ExpectedHead;
+import dev.omnigraph.storage.manifest.ManifestBatchPublisher;
+import dev.omnigraph.storage.manifest.ManifestStore;
+import dev.omnigraph.storage.manifest.PublishRequest;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Mono;
 
 /**
  * Behaviours where the upstream's own tests fix the expected value (issue 13, item 3), each asserted as upstream
@@ -110,6 +122,9 @@ class UpstreamCompatTest {
         // Ada's edges change: removing her only WorksAt breaks @card(1..).
         assertThatThrownBy(() -> mutate("quitJob", "name", "Ada")).isInstanceOfSatisfying(ValidationError.class,
                 e -> assertThat(e.getMessage()).contains("Ada").contains("@card(1..*)"));
+        // Replacing the WorksAt table removes Ada's edge too: she is checked and refused.
+        assertThatThrownBy(() -> load(LoadMode.OVERWRITE, "{\"edge\":\"WorksAt\",\"from\":\"Bob\",\"to\":\"Acme\"}"))
+                .isInstanceOfSatisfying(ValidationError.class, e -> assertThat(e.entityId()).isEqualTo("Ada"));
         // @card(2..): a source given one Mentors edge is checked and refused.
         assertThatThrownBy(() -> load(LoadMode.APPEND, "{\"edge\":\"Mentors\",\"from\":\"Bob\",\"to\":\"Cy\"}"))
                 .isInstanceOfSatisfying(ValidationError.class, e -> assertThat(e.getMessage()).contains("Bob").contains("@card(2..*)"));
@@ -203,6 +218,54 @@ class UpstreamCompatTest {
         load(LoadMode.APPEND, person("Ada", ",\"seen\":\"2026-04-01T08:30:00Z\""));
         List<String> lines = graph.export(ReadTarget.main(), Set.of("Person")).collectList().block();
         assertThat(lines).singleElement().asString().contains("\"seen\":\"2026-04-01T08:30:00.000Z\"");
+    }
+
+    // ---- j. a publish that loses the exact-head race is a read_set_conflict on graph_head:<branch> ------------
+
+    /**
+     * A foreign writer (a raw publisher on the same root, as another process would be) lands a commit after this
+     * write's recheck and data commit, right before its publish: an object-store decorator runs it as the write
+     * records its {@code EffectsConfirmed} sidecar (the step just before the publish), so the interleaving is exact
+     * without any waiting.
+     */
+    @Test
+    void aPublishThatLosesTheHeadRaceIsAReadSetConflictAndUndoesItsEffects() {
+        Path root = dir.resolve("race");
+        AtomicBoolean armed = new AtomicBoolean();
+        ManifestBatchPublisher foreign = new ManifestBatchPublisher(new ManifestStore(root.toString(), services.tables()));
+        Mono<Void> foreignCommit = Mono.defer(() -> foreign.publish(new PublishRequest("main", ExpectedHead.any(),
+                Optional.empty(), Map.of(), List.of(), Ulid.next(), Optional.empty(), Optional.of("foreign"), 1L,
+                "foreign")).then());
+        StorageServices racing = services.withObjectStores(store -> new ObjectStore() {
+            @Override
+            public Mono<Void> put(String key, byte[] bytes) {
+                boolean confirmed = key.startsWith(SidecarStore.DIRECTORY)
+                        && new String(bytes, StandardCharsets.UTF_8).contains("EffectsConfirmed");
+                return store.put(key, bytes).then(confirmed && armed.compareAndSet(true, false) ? foreignCommit : Mono.empty());
+            }
+
+            @Override public Mono<Boolean> putIfAbsent(String key, byte[] bytes) { return store.putIfAbsent(key, bytes); }
+            @Override public Mono<Optional<byte[]>> get(String key) { return store.get(key); }
+            @Override public Mono<List<String>> list(String prefix) { return store.list(prefix); }
+            @Override public Mono<Boolean> delete(String key) { return store.delete(key); }
+            @Override public Mono<Boolean> exists(String key) { return store.exists(key); }
+            @Override public String rootUri() { return store.rootUri(); }
+        });
+        graph = Omnigraph.init(racing, root, SCHEMA).block();
+        mutate("addPerson", "name", "Ada");
+        String planned = graph.snapshot(ReadTarget.main()).block().graphCommitId().orElseThrow();
+
+        armed.set(true);
+        assertThatThrownBy(() -> mutate("addPerson", "name", "Bob")).isInstanceOfSatisfying(ReadSetChanged.class, e -> {
+            assertThat(e.code().wireName()).isEqualTo("read_set_conflict");
+            assertThat(e.what()).isEqualTo("graph_head:main");
+            assertThat(e.expected()).isEqualTo(planned);
+            assertThat(e.actual()).isNotEqualTo(planned);
+        });
+        assertThat(armed).as("the foreign commit ran").isFalse();
+        assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(rows(graph, "node:Person")).extracting(row -> row.get("id")).containsExactly("Ada");
+        assertThat(mutate("addPerson", "name", "Bob").commit()).isPresent();
     }
 
     // ---- k. RecoveryRequired points to what resolves a pending sidecar -----------------------------------------

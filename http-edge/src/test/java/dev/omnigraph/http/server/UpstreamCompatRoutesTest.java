@@ -1,5 +1,8 @@
 package dev.omnigraph.http.server;
 
+import static dev.omnigraph.http.testing.CompatFixture.DATA;
+import static dev.omnigraph.http.testing.CompatFixture.QUERIES;
+import static dev.omnigraph.http.testing.CompatFixture.SCHEMA;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -18,35 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Upstream differences visible over HTTP (issue 13, item 3), each asserted with the upstream's value. */
 class UpstreamCompatRoutesTest {
-    static final String SCHEMA = """
-            node Person {
-                name: String @key
-                age: I32?
-                status: enum(active, retired)?
-                seen: DateTime?
-            }
-            node Company {
-                name: String @key
-            }
-            edge Knows: Person -> Person
-            edge WorksAt: Person -> Company
-            """;
-    static final String QUERIES = """
-            query people() { match { $p: Person } return { $p.name, $p.seen } order { $p.name } }
-            query insertThenUpdate($n: String) {
-                insert Person { name: $n, age: 10 }
-                update Person set { age: 11 } where name = $n
-            }
-            query setStatus($name: String, $s: String) { update Person set { status: $s } where name = $name }
-            """;
-    static final String DATA = String.join("\n",
-            "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"seen\":\"2026-04-01T08:30:00Z\"}}",
-            "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}",
-            "{\"type\":\"Company\",\"data\":{\"name\":\"Acme\"}}",
-            "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Bob\"}",
-            "{\"edge\":\"WorksAt\",\"from\":\"Ada\",\"to\":\"Acme\"}",
-            "{\"edge\":\"WorksAt\",\"from\":\"Bob\",\"to\":\"Acme\"}") + "\n";
-
     @TempDir
     Path dir;
     HttpFixture http;
