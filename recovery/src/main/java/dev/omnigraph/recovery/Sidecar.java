@@ -61,7 +61,8 @@ public record Sidecar(int schemaVersion, String operationId, String startedAt, S
     }
 
     /** The idempotency record a keyed write publishes with its commit; a roll-forward publishes it too. */
-    public record Idempotency(String key, String requestHash, long affectedNodes, long affectedEdges) {
+    public record Idempotency(String key, String requestHash, long affectedNodes, long affectedEdges,
+                              java.util.Map<String, Long> entitiesByTable) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

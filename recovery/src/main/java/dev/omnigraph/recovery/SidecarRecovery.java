@@ -195,7 +195,8 @@ public final class SidecarRecovery {
                 Optional.of(identity), expectedPins, updates, lineage.graphCommitId(), Optional.empty(),
                 Optional.ofNullable(lineage.actorId()), lineage.createdAt(), lineage.operation(),
                 Optional.ofNullable(lineage.idempotency()).map(record -> new IdempotencyRecord(record.key(),
-                        record.requestHash(), record.affectedNodes(), record.affectedEdges())));
+                        record.requestHash(), record.affectedNodes(), record.affectedEdges(),
+                        record.entitiesByTable() == null ? null : new java.util.TreeMap<>(record.entitiesByTable()))));
         return publisher.publish(request)
                 .then(failpoints.hit("recovery.after_forward_publish"))
                 .then(finalizeForward(sidecar, lineage.graphCommitId()));

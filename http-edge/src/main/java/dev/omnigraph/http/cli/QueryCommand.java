@@ -86,7 +86,18 @@ final class QueryCommand implements Callable<Integer> {
                 out.put("graph_commit_id", output.graphCommitId().orElse(null));
                 cli.out.println(Json.pretty(out));
             }
-            case jsonl -> rows.forEach(row -> cli.out.println(Json.text(Json.row(columns, row))));
+            case jsonl -> {
+                // As upstream: a leading metadata line, then one object per row.
+                ObjectNode meta = Json.object();
+                meta.put("kind", "metadata");
+                meta.put("query_name", output.queryName());
+                meta.set("target", Shapes.target(readTarget));
+                meta.put("graph_commit_id", output.graphCommitId().orElse(null));
+                columns.forEach(meta.putArray("columns")::add);
+                meta.put("row_count", rows.size());
+                cli.out.println(Json.text(meta));
+                rows.forEach(row -> cli.out.println(Json.text(Json.row(columns, row))));
+            }
             case csv -> RowFormats.csv(cli.out, columns, rows);
             case table -> {
                 RowFormats.table(cli.out, columns, rows);

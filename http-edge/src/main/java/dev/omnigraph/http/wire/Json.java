@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.omnigraph.engine.read.ValueText;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.ParseError;
 import java.nio.charset.StandardCharsets;
@@ -62,6 +63,7 @@ public final class Json {
         if (value instanceof Float f) return Float.isFinite(f) ? NODES.numberNode(f) : NODES.textNode(f.toString());
         if (value instanceof Double d) return Double.isFinite(d) ? NODES.numberNode(d) : NODES.textNode(d.toString());
         if (value instanceof Number n) return NODES.textNode(n.toString());
+        if (value instanceof java.time.Instant i) return NODES.textNode(ValueText.dateTime(i));
         if (value instanceof TemporalAccessor t) return NODES.textNode(t.toString());
         if (value instanceof byte[] bytes) return NODES.textNode(Base64.getEncoder().encodeToString(bytes));
         if (value instanceof JsonNode node) return node;

@@ -87,9 +87,8 @@ public final class Shapes {
     }
 
     /**
-     * {@code GraphBatchLoadOutput} (plus {@code uri} for the JSON-envelope route). The engine reports totals per
-     * kind, not per type, so a type's {@code entities_loaded} is given only when it is the one table of its kind
-     * the commit touched; the touched types themselves come from the commit's deltas.
+     * {@code GraphBatchLoadOutput} (plus {@code uri} for the JSON-envelope route): every loaded type, and every type
+     * the commit touched (an emptied overwrite type: 0), with its {@code entities_loaded}, sorted by name.
      */
     public static ObjectNode load(String branch, Optional<String> baseBranch, LoadMode mode, WriteOutcome outcome,
                                   Optional<String> actor, Optional<String> uri) {
@@ -99,15 +98,15 @@ public final class Shapes {
         out.put("base_branch", baseBranch.orElse(null));
         out.put("branch_created", false);
         out.put("mode", mode.name().toLowerCase(Locale.ROOT));
-        TreeMap<String, Boolean> nodes = new TreeMap<>();
-        TreeMap<String, Boolean> edges = new TreeMap<>();
+        TreeMap<String, Long> nodes = new TreeMap<>(outcome.byType("node"));
+        TreeMap<String, Long> edges = new TreeMap<>(outcome.byType("edge"));
         for (TableDelta delta : outcome.commit().map(GraphCommit::deltas).orElse(List.of())) {
             String key = delta.tableKey();
             String name = key.substring(key.indexOf(':') + 1);
-            (key.startsWith("edge:") ? edges : nodes).put(name, true);
+            (key.startsWith("edge:") ? edges : nodes).putIfAbsent(name, 0L);
         }
-        out.set("nodes", declarations(nodes, outcome.affectedNodes()));
-        out.set("edges", declarations(edges, outcome.affectedEdges()));
+        out.set("nodes", declarations(nodes));
+        out.set("edges", declarations(edges));
         out.put("total_entities", outcome.affectedNodes() + outcome.affectedEdges());
         out.put("affected_nodes", outcome.affectedNodes());
         out.put("affected_edges", outcome.affectedEdges());
@@ -117,13 +116,9 @@ public final class Shapes {
         return out;
     }
 
-    private static ArrayNode declarations(TreeMap<String, Boolean> names, long total) {
+    private static ArrayNode declarations(TreeMap<String, Long> loaded) {
         ArrayNode out = Json.array();
-        for (String name : names.keySet()) {
-            ObjectNode d = out.addObject();
-            d.put("name", name);
-            if (names.size() == 1) d.put("entities_loaded", total);
-        }
+        loaded.forEach((name, count) -> out.addObject().put("name", name).put("entities_loaded", count));
         return out;
     }
 

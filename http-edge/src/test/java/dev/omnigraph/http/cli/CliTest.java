@@ -264,8 +264,8 @@ class CliTest {
         assertThat(table.out().lines().findFirst().orElseThrow()).contains("name");
 
         Run jsonl = ok("query", "people", root.toString(), "--query", queries.toString(), "--format", "jsonl");
-        assertThat(jsonl.out().lines()).hasSize(2);
-        assertThat(Json.parse(jsonl.out().lines().findFirst().orElseThrow(), "row").toString()).contains("Ada");
+        assertThat(jsonl.out().lines()).hasSize(3); // the metadata line, then the rows
+        assertThat(Json.parse(jsonl.out().lines().skip(1).findFirst().orElseThrow(), "row").toString()).contains("Ada");
 
         JsonNode json = ok("query", "people", root.toString(), "-e", HttpFixture.QUERIES, "--json").json();
         assertThat(json.path("row_count").asInt()).isEqualTo(2);

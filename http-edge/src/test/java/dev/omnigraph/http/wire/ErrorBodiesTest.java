@@ -118,7 +118,7 @@ class ErrorBodiesTest {
         JsonNode row = Json.row(List.of("a", "b", "c", "d", "e", "f"), List.of("x", 1, 2L, 1.5d,
                 java.time.LocalDate.of(2020, 1, 2), List.of(java.time.Instant.parse("2024-01-02T03:04:05Z"), Float.NaN)));
         assertThat(row.toString()).isEqualTo(
-                "{\"a\":\"x\",\"b\":1,\"c\":2,\"d\":1.5,\"e\":\"2020-01-02\",\"f\":[\"2024-01-02T03:04:05Z\",\"NaN\"]}");
+                "{\"a\":\"x\",\"b\":1,\"c\":2,\"d\":1.5,\"e\":\"2020-01-02\",\"f\":[\"2024-01-02T03:04:05.000Z\",\"NaN\"]}");
     }
 
     @Test

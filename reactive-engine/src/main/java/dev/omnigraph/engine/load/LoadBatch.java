@@ -1,9 +1,12 @@
 package dev.omnigraph.engine.load;
 
 import dev.omnigraph.engine.schema.Catalog;
+import dev.omnigraph.engine.schema.Constraint;
+import dev.omnigraph.engine.schema.NodeTable;
 import dev.omnigraph.engine.write.WriteLimits;
 import dev.omnigraph.storage.error.KeyConflict;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
+import dev.omnigraph.storage.error.ValidationError;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -23,8 +26,10 @@ final class LoadBatch {
     private final Map<String, LinkedHashMap<String, Map<String, Object>>> rowsByTable = new LinkedHashMap<>();
     private final Map<String, Long> bytesByTable = new HashMap<>();
     private final Map<String, List<String>> duplicateIds = new HashMap<>();
-    private long nodes;
-    private long edges;
+    /** Table key → records read for it (duplicates included): each type's {@code entities_loaded}. */
+    private final Map<String, Long> recordsByTable = new LinkedHashMap<>();
+    /** Table key → line of each keyed id's first record, to name both lines of a repeated key. */
+    private final Map<String, Map<String, Integer>> keyLines = new HashMap<>();
 
     private LoadBatch(LoadMode mode, WriteLimits limits) {
         this.mode = mode;
@@ -45,11 +50,12 @@ final class LoadBatch {
             row.put("src", edge.src());
             row.put("dst", edge.dst());
             tableKey = catalog.edge(edge.edgeTypeName()).orElseThrow().tableKey();
-            edges++;
         } else {
-            tableKey = catalog.node(record.typeName()).orElseThrow().tableKey();
-            nodes++;
+            NodeTable node = catalog.node(record.typeName()).orElseThrow();
+            tableKey = node.tableKey();
+            node.type().key().ifPresent(key -> requireKeyOnce(node, key, record));
         }
+        recordsByTable.merge(tableKey, 1L, Long::sum);
         LinkedHashMap<String, Map<String, Object>> rows = rowsByTable.computeIfAbsent(tableKey, key -> new LinkedHashMap<>());
         Map<String, Object> previous = rows.remove(record.id()); // re-insert so the last occurrence keeps its place last
         if (previous != null && mode == LoadMode.APPEND) {
@@ -69,6 +75,25 @@ final class LoadBatch {
         return this;
     }
 
+    /**
+     * As upstream, a {@code @key} value twice in one merge or overwrite input is a {@code @unique} violation of the
+     * key, not last-wins (append reports it as a key conflict, below). The whole load fails; nothing is written.
+     */
+    private void requireKeyOnce(NodeTable node, Constraint.Key key, LoadRecord record) {
+        if (mode == LoadMode.APPEND) {
+            return;
+        }
+        Integer first = keyLines.computeIfAbsent(node.tableKey(), k -> new HashMap<>()).putIfAbsent(record.id(), record.line());
+        if (first != null) {
+            String typeName = node.type().name();
+            String props = String.join(", ", key.properties());
+            throw new ValidationError(typeName, String.join(",", key.properties()), record.id(), typeName + " "
+                    + record.id() + ": @unique(" + props + ") violated: @key value '" + record.id() + "' appears on line "
+                    + first + " and again on line " + record.line() + " of one " + mode.name().toLowerCase(java.util.Locale.ROOT)
+                    + " load");
+        }
+    }
+
     private static long estimate(Map<String, Object> row) {
         return dev.omnigraph.engine.write.ChangeEstimates.arrowBytes(List.of(row));
     }
@@ -84,11 +109,7 @@ final class LoadBatch {
         return rowsByTable;
     }
 
-    long nodes() {
-        return nodes;
-    }
-
-    long edges() {
-        return edges;
+    Map<String, Long> recordsByTable() {
+        return recordsByTable;
     }
 }

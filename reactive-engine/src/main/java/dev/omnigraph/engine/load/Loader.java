@@ -79,7 +79,9 @@ public final class Loader {
         };
         byTable.forEach((tableKey, rows) -> changes.add(new TableChange(pins.get(tableKey), kind,
                 new ArrayList<>(rows.values()), List.of())));
-        ChangeSet planned = new ChangeSet(changes, batch.nodes(), batch.edges(), mode != LoadMode.OVERWRITE);
+        Map<String, Long> counts = new LinkedHashMap<>(batch.recordsByTable());
+        emptied.forEach(key -> counts.putIfAbsent(key, 0L)); // an emptied type is reported, with 0 loaded
+        ChangeSet planned = ChangeSet.counted(changes, counts, mode != LoadMode.OVERWRITE);
         if (planned.isEmpty()) {
             return Mono.just(planned);
         }

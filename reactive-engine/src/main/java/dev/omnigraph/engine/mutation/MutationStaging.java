@@ -44,6 +44,8 @@ final class MutationStaging {
     private final Map<String, Set<String>> deleted = new LinkedHashMap<>();
     /** Tables whose pending rows replace existing ones (keyed inserts, updates) rather than only adding new ids. */
     private final Set<String> upserting = new java.util.HashSet<>();
+    /** Table key → rows each statement wrote, summed over statements (as upstream: insert + update of one row = 2). */
+    private final Map<String, Long> affected = new LinkedHashMap<>();
 
     MutationStaging(Catalog catalog, Map<String, TableEntry> pins, CommittedRows committed, BoundParams params, Instant now) {
         this.catalog = catalog;
@@ -82,6 +84,7 @@ final class MutationStaging {
         }
         row.put("id", id);
         pendingOf(table).put(id, row);
+        count(table, 1);
     }
 
     private Mono<Void> update(Update update) {
@@ -92,6 +95,7 @@ final class MutationStaging {
             changed.putAll(assignments);
             pendingOf(table).put((String) changed.get("id"), changed);
             upserting.add(table.tableKey());
+            count(table, 1);
         }).then();
     }
 
@@ -145,28 +149,30 @@ final class MutationStaging {
 
     private ChangeSet toChangeSet(MutationPlan plan) {
         List<TableChange> changes = new ArrayList<>();
-        long nodes = 0;
-        long edges = 0;
         for (Map.Entry<String, Set<String>> entry : deleted.entrySet()) {
             if (entry.getValue().isEmpty()) continue;
             changes.add(new TableChange(pins.get(entry.getKey()), TableChange.Kind.DELETE, List.of(),
                     new ArrayList<>(entry.getValue())));
-            if (entry.getKey().startsWith("node:")) nodes += entry.getValue().size();
-            else edges += entry.getValue().size();
         }
         for (Map.Entry<String, LinkedHashMap<String, Map<String, Object>>> entry : pending.entrySet()) {
             if (entry.getValue().isEmpty()) continue;
             TableChange.Kind kind = upserting.contains(entry.getKey()) ? TableChange.Kind.UPSERT : TableChange.Kind.INSERT;
             changes.add(new TableChange(pins.get(entry.getKey()), kind, new ArrayList<>(entry.getValue().values()), List.of()));
-            if (entry.getKey().startsWith("node:")) nodes += entry.getValue().size();
-            else edges += entry.getValue().size();
         }
         boolean insertOnly = plan.statements().stream().allMatch(Insert.class::isInstance);
-        return new ChangeSet(changes, nodes, edges, insertOnly);
+        return ChangeSet.counted(changes, affected, insertOnly);
     }
 
+    /** Marks ids deleted, counting those not already deleted by an earlier statement or cascade. */
     private void markDeleted(CatalogTable table, List<String> ids) {
-        deleted.computeIfAbsent(table.tableKey(), key -> new LinkedHashSet<>()).addAll(ids);
+        Set<String> gone = deleted.computeIfAbsent(table.tableKey(), key -> new LinkedHashSet<>());
+        ids.forEach(id -> {
+            if (gone.add(id)) count(table, 1);
+        });
+    }
+
+    private void count(CatalogTable table, long rows) {
+        affected.merge(table.tableKey(), rows, Long::sum);
     }
 
     private LinkedHashMap<String, Map<String, Object>> pendingOf(CatalogTable table) {

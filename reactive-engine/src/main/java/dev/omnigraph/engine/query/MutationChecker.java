@@ -143,7 +143,8 @@ final class MutationChecker {
         PropertyType t = slot.type();
         if (Types.isCollection(t))
             throw cx.error(w.opPos(), "T7", "cannot compare " + t.spelling() + " property '" + w.property() + "' in where");
-        ValueExpr value = cx.constant(w.value(), t, table.typeName() + "." + w.property(), "T14");
+        PropertyType compared = w.value() instanceof Ast.Literal lit ? Types.comparisonTarget(lit, t) : t;
+        ValueExpr value = cx.constant(w.value(), compared, table.typeName() + "." + w.property(), "T14");
         return new MutationPlan.Predicate(column, w.op(), value);
     }
 }

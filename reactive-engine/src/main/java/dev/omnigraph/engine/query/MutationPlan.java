@@ -106,8 +106,7 @@ public record MutationPlan(String name, List<ParamDecl> params, List<Statement> 
         Map<String, Object> out = new LinkedHashMap<>();
         for (Map.Entry<String, ValueExpr> e : assignments.entrySet()) {
             Slot slot = st.slot(e.getKey());
-            String what = st.table().typeName() + "." + e.getKey();
-            out.put(e.getKey(), e.getValue().resolve(slot.type(), slot.nullable(), what, params, now));
+            out.put(e.getKey(), e.getValue().resolve(slot.type(), slot.nullable(), st.table().typeName(), e.getKey(), params, now));
         }
         return Collections.unmodifiableMap(out);
     }

@@ -138,6 +138,12 @@ final class ReadChecker {
                         + "; match one element to test membership");
             if (pm.value() instanceof Ast.Var v && !v.name().equals("_") && scope.lookup(v.name()) != null)
                 throw cx.error(v.pos(), "T7", "binding values must be literals, parameters or now(); $" + v.name() + " is a match variable");
+            if (pm.value() instanceof Ast.Literal lit && !membership && !Types.comparisonTarget(lit, target).equals(target)) {
+                // A fractional literal against an integer property compares by value: the query runs, matches nothing.
+                scope.filters.add(new Filter(new PropertyRef(name, prop, false), CompareOp.EQ,
+                        new Constant(cx.constant(lit, Types.F64, what, "T6"), Types.F64, false)));
+                continue;
+            }
             ValueExpr value = cx.constant(pm.value(), target, what, "T6");
             if (local != null) {
                 local.matches().add(new ReadPlan.PropertyMatch(prop, value, membership));
@@ -300,15 +306,18 @@ final class ReadChecker {
             target = t instanceof PropertyType.ListOf l ? Types.element(l) : Types.isStringLike(t) ? Types.STRING : null;
         } else if (Types.isCollection(t)) {
             target = null;
-        } else if (lit instanceof Ast.FloatLit && Types.isNumeric(t)) {
-            target = Types.F64; // 1.5 against an integer property compares by value, it does not truncate
         } else {
-            target = t;
+            target = Types.comparisonTarget(lit, t);
         }
         if (target == null) return natural(lit);
         try {
             return new Constant(new ValueExpr.Literal(Types.coerce(lit, target)), target, false);
         } catch (Values.Mismatch m) {
+            if (Types.otherFamily(lit, t)) { // as upstream: an operand type mismatch is T7, like $p.age = $p.name
+                String family = Types.naturalType(lit).spelling();
+                throw cx.error(lit.pos(), "T7", "cannot compare " + (literalIsLeft ? family + " " + op.symbol() + " " + t.spelling()
+                        : t.spelling() + " " + op.symbol() + " " + family) + " (" + Types.describe(lit) + ")");
+            }
             throw cx.error(m.pos != null ? m.pos : lit.pos(), "T3", "cannot compare " + Types.spell(t, v.nullable()) + " with " + Types.describe(lit) + ": " + m.getMessage());
         }
     }

@@ -67,6 +67,26 @@ final class Types {
         return scalarKind(a) != null && scalarKind(a) == scalarKind(b);
     }
 
+    /**
+     * The type a literal compared with a {@code t} slot takes: a fractional literal against an integer slot is an
+     * F64 compared by value (as upstream: {@code age = 30.5} runs and matches nothing, nothing is truncated).
+     */
+    static PropertyType comparisonTarget(Ast.Literal lit, PropertyType t) {
+        return lit instanceof Ast.FloatLit && isNumeric(t) && scalarKind(t).isInteger() ? F64 : t;
+    }
+
+    /**
+     * Whether a literal that did not fit a comparison with {@code t} is of another family altogether (T7, an
+     * operand type mismatch, e.g. {@code age > "old"}) rather than a value the family cannot hold (T3).
+     */
+    static boolean otherFamily(Ast.Literal lit, PropertyType t) {
+        try {
+            return !comparable(naturalType(lit), t);
+        } catch (Values.Mismatch m) {
+            return false;
+        }
+    }
+
     // ---- literals --------------------------------------------------------------------------------------
 
     /**

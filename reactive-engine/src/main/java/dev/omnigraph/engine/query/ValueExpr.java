@@ -3,6 +3,7 @@ package dev.omnigraph.engine.query;
 import dev.omnigraph.engine.schema.PropertyType;
 import dev.omnigraph.engine.schema.ScalarKind;
 import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.error.ValidationError;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
@@ -48,11 +49,18 @@ public sealed interface ValueExpr {
     }
 
     /**
-     * As {@link #resolve(PropertyType, BoundParams, Instant)}, refusing null when the slot is not nullable.
-     *
-     * @param what names the slot in the error, e.g. "Person.age"
+     * As {@link #resolve(PropertyType, BoundParams, Instant)} for an assignment to {@code typeName.column}, refusing
+     * null when the slot is not nullable. A String that is not one of an enum's values breaks the schema, so it is
+     * a {@link ValidationError} naming type and property (a literal one was already refused at compile time, T3).
      */
-    default Object resolve(PropertyType target, boolean nullable, String what, BoundParams params, Instant now) {
+    default Object resolve(PropertyType target, boolean nullable, String typeName, String column, BoundParams params,
+                           Instant now) {
+        String what = typeName + "." + column;
+        if (target instanceof PropertyType.EnumOf allowed && this instanceof Param p
+                && params.get(p.name()) instanceof String given && !allowed.values().contains(given)) {
+            throw new ValidationError(typeName, column, null, what + ": '" + given + "' (param $" + p.name()
+                    + ") is not an allowed value of " + allowed.spelling());
+        }
         Object v = resolve(target, params, now);
         if (v == null && !nullable)
             throw new BadRequest("param $" + ((Param) this).name() + " is null but " + what + " is not nullable");

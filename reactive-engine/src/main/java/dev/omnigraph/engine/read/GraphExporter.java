@@ -19,8 +19,6 @@ import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -145,8 +143,7 @@ public final class GraphExporter {
             }
             case DATETIME -> {
                 Instant i = (Instant) v;
-                int year = i.atOffset(ZoneOffset.UTC).getYear();
-                if (year >= 0 && year <= 9999) g.writeString(DateTimeFormatter.ISO_INSTANT.format(i));
+                if (ValueText.hasIsoText(i)) g.writeString(ValueText.dateTime(i));
                 else g.writeNumber(i.toEpochMilli());
             }
         }

@@ -2,18 +2,44 @@ package dev.omnigraph.engine.write;
 
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Everything one write changes, one {@link TableChange} per touched table (sorted by table key, the gate
- * order), plus what to report. {@code reprepareOnMovedHead}: the change is insert/upsert-only, so when the head
- * moves before any effect it is safe to plan again against the new head instead of failing.
+ * order), plus what to report: {@code entitiesByTable} (table key → entities the write counts for it: rows per
+ * mutation statement, records per load). {@code reprepareOnMovedHead}: the change is insert/upsert-only, so when
+ * the head moves before any effect it is safe to plan again against the new head instead of failing.
  */
-public record ChangeSet(List<TableChange> changes, long affectedNodes, long affectedEdges, boolean reprepareOnMovedHead) {
+public record ChangeSet(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead) {
     public ChangeSet {
         changes = changes.stream().sorted(Comparator.comparing(TableChange::tableKey)).toList();
+        entitiesByTable = Map.copyOf(entitiesByTable);
+    }
+
+    public static ChangeSet counted(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead) {
+        return new ChangeSet(changes, entitiesByTable, reprepareOnMovedHead);
     }
 
     public boolean isEmpty() {
         return changes.isEmpty();
+    }
+
+    public long affectedNodes() {
+        return sum("node:");
+    }
+
+    public long affectedEdges() {
+        return sum("edge:");
+    }
+
+    /** The outcome of publishing this change as {@code commit}. */
+    WriteOutcome outcome(java.util.Optional<dev.omnigraph.storage.manifest.GraphCommit> commit) {
+        return new WriteOutcome(commit, affectedNodes(), affectedEdges(), new TreeMap<>(entitiesByTable));
+    }
+
+    private long sum(String prefix) {
+        return entitiesByTable.entrySet().stream().filter(e -> e.getKey().startsWith(prefix))
+                .mapToLong(Map.Entry::getValue).sum();
     }
 }

@@ -24,7 +24,8 @@ import reactor.core.publisher.Mono;
 /**
  * The schema's rules checked over a whole change set against the committed state it was planned on, before any
  * effect: enum values, {@code @range}, {@code @check}, {@code @unique} (pending and committed), referential
- * integrity of edges, no edge orphaned by a node overwrite, and edge {@code @card} bounds after the change.
+ * integrity of edges, no edge orphaned by a node overwrite, and edge {@code @card} bounds after the change of
+ * every source node whose edges the change adds or removes.
  * The first violation fails the write with a {@link ValidationError} naming type, property and id.
  */
 public final class ChangeValidator {
@@ -255,26 +256,34 @@ public final class ChangeValidator {
         TableChange edgeChange = byKey.get(edge.tableKey());
         NodeTable source = catalog.node(type.fromType()).orElseThrow();
         TableChange sourceChange = byKey.get(source.tableKey());
+        // As upstream: only sources whose edges this write adds or removes are checked, so nodes may be loaded
+        // before their edges even under a minimum (@card(1..)); a later write touching their edges enforces it.
         Set<String> affected = new HashSet<>();
         if (edgeChange != null) {
             edgeChange.rows().forEach(row -> affected.add((String) row.get("src")));
         }
-        if (sourceChange != null && type.cardinality().min() > 0) {
-            sourceChange.rows().forEach(row -> affected.add((String) row.get("id")));
-        }
         Set<String> deletedSources = sourceChange == null ? Set.of() : new HashSet<>(sourceChange.deleteIds());
-        Mono<Set<String>> fromDeletedEdges = edgeChange == null || edgeChange.deleteIds().isEmpty() ? Mono.just(Set.of())
-                : committed.whereIn(pin(edge.tableKey()), "id", edgeChange.deleteIds(), List.of("src"))
-                        .map(row -> (String) row.get("src")).collect(HashSet::new, Set::add);
+        boolean edgesReplaced = edgeChange != null && edgeChange.kind() == TableChange.Kind.OVERWRITE;
+        // Sources losing edges: those of deleted edges, or of every committed edge when the table is replaced.
+        Flux<Map<String, Object>> removedEdges = edgesReplaced
+                ? (type.cardinality().min() > 0 ? committed.where(pin(edge.tableKey()), "", List.of("src")) : Flux.empty())
+                : edgeChange == null || edgeChange.deleteIds().isEmpty() ? Flux.empty()
+                : committed.whereIn(pin(edge.tableKey()), "id", edgeChange.deleteIds(), List.of("src"));
+        Mono<Set<String>> fromDeletedEdges = removedEdges.map(row -> (String) row.get("src")).collect(HashSet::new, Set::add);
         return fromDeletedEdges.flatMap(more -> {
             affected.addAll(more);
             affected.removeAll(deletedSources);
+            if (sourceChange != null && sourceChange.kind() == TableChange.Kind.OVERWRITE) {
+                // Sources the node overwrite removes have no edges to count (orphans are refused separately).
+                Set<String> kept = new HashSet<>();
+                sourceChange.rows().forEach(row -> kept.add((String) row.get("id")));
+                affected.retainAll(kept);
+            }
             if (affected.isEmpty()) {
                 return Mono.empty();
             }
             Map<String, Set<String>> edgesBySource = new HashMap<>();
             Set<String> replacedOrGone = new HashSet<>();
-            boolean overwrite = edgeChange != null && edgeChange.kind() == TableChange.Kind.OVERWRITE;
             if (edgeChange != null) {
                 edgeChange.rows().forEach(row -> {
                     replacedOrGone.add((String) row.get("id"));
@@ -282,7 +291,7 @@ public final class ChangeValidator {
                 });
                 replacedOrGone.addAll(edgeChange.deleteIds());
             }
-            Flux<Map<String, Object>> committedEdges = overwrite ? Flux.empty()
+            Flux<Map<String, Object>> committedEdges = edgesReplaced ? Flux.empty()
                     : committed.whereIn(pin(edge.tableKey()), "src", affected, List.of("id", "src"));
             return committedEdges
                     .filter(row -> !replacedOrGone.contains((String) row.get("id")))

@@ -128,7 +128,7 @@ public final class DirectPublishPipeline {
                 .flatMap(token -> {
                     checkPrecondition(request, token);
                     return request.prepare().apply(token).flatMap(changes -> changes.isEmpty()
-                            ? Mono.just(new WriteOutcome(Optional.empty(), 0, 0))
+                            ? Mono.just(WriteOutcome.nothing())
                             : stageAndApply(request, cancelled, token, changes));
                 })
                 .onErrorResume(Reprepare.class, moved -> reprepares < MAX_REPREPARES
@@ -238,13 +238,13 @@ public final class DirectPublishPipeline {
         IntentRecords.LineageIntent lineage = new IntentRecords.LineageIntent(Ulid.next(), request.branch(),
                 request.actorId(), nowMicros(), request.operation(), request.idempotency().map(keyed ->
                         new IdempotencyRecord(keyed.key(), keyed.requestHash(), changes.affectedNodes(),
-                                changes.affectedEdges())));
+                                changes.affectedEdges(), new java.util.TreeMap<>(changes.entitiesByTable()))));
         return recheck(request, token, changes)
                 .then(ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_GATES)))
                 .then(Mono.defer(() -> cancelled.get()
                         ? Mono.<WriteOutcome>error(new CancellationException("write cancelled before any effect"))
                         : effects.isEmpty()
-                                ? Mono.just(new WriteOutcome(Optional.empty(), 0, 0))
+                                ? Mono.just(WriteOutcome.nothing())
                                 : applyArmed(request, operationId, lineage, token, changes, effects)));
     }
 
@@ -295,9 +295,11 @@ public final class DirectPublishPipeline {
                         .flatMap(commit -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_PUBLISH))
                                 .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.BEFORE_SIDECAR_DELETE)))
                                 .then(deleteSidecar(operationId))
-                                .thenReturn(new WriteOutcome(Optional.of(commit), changes.affectedNodes(), changes.affectedEdges())))
-                        .onErrorResume(error -> error instanceof Reprepare || error instanceof ReadSetChanged
-                                ? Mono.error(error)
+                                .thenReturn(changes.outcome(Optional.of(commit))))
+                        // Only an effect-free failure skips compensation; a publish that lost the head race
+                        // (ReadSetChanged) has effects to undo first.
+                        .onErrorResume(error -> error instanceof EffectFree free
+                                ? Mono.error(free.getCause())
                                 : compensate(request, operationId, lineage, changes, error))));
     }
 
@@ -310,8 +312,7 @@ public final class DirectPublishPipeline {
                                           ChangeSet changes, Throwable original) {
         return new RecoveryCoordinator(ctx).compensate(operationId)
                 .flatMap(outcome -> outcome instanceof dev.omnigraph.recovery.SidecarRecovery.Outcome.RolledForward
-                        ? ctx.manifest().commitOn(request.branch(), lineage.commitId()).map(commit ->
-                                new WriteOutcome(commit, changes.affectedNodes(), changes.affectedEdges()))
+                        ? ctx.manifest().commitOn(request.branch(), lineage.commitId()).map(changes::outcome)
                         : Mono.<WriteOutcome>error(original))
                 .onErrorMap(failure -> failure != original, failure -> {
                     RecoveryRequired stuck = new RecoveryRequired(operationId, request.operation() + " on branch "
@@ -350,7 +351,7 @@ public final class DirectPublishPipeline {
         ReadSetChanged moved = new ReadSetChanged("table " + conflict.dataset(), "read version " + conflict.readVersion(),
                 "changed by a concurrent writer");
         return ctx.sidecars().delete(operationId)
-                .then(Mono.error(changes.reprepareOnMovedHead() ? new Reprepare(moved) : moved));
+                .then(Mono.error(new EffectFree(changes.reprepareOnMovedHead() ? new Reprepare(moved) : moved)));
     }
 
     private Mono<GraphCommit> publish(Request request, WriteToken token, IntentRecords.LineageIntent lineage,
@@ -402,6 +403,13 @@ public final class DirectPublishPipeline {
 
         WriteOutcome outcome() {
             return outcome;
+        }
+    }
+
+    /** Wraps a failure after arming that left no effect (its intent already retired); never escapes this class. */
+    private static final class EffectFree extends RuntimeException {
+        EffectFree(RuntimeException cause) {
+            super(cause.getMessage(), cause, false, false);
         }
     }
 

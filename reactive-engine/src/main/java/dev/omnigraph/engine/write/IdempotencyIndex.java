@@ -33,9 +33,10 @@ public final class IdempotencyIndex {
     private static final ConcurrentHashMap<String, IdempotencyIndex> BY_ROOT = new ConcurrentHashMap<>();
 
     /** A recorded key: the request hash it was used with and the outcome it produced. */
-    private record Entry(String requestHash, GraphCommit commit, long affectedNodes, long affectedEdges) {
+    private record Entry(String requestHash, GraphCommit commit, long affectedNodes, long affectedEdges,
+                         java.util.SortedMap<String, Long> entitiesByTable) {
         WriteOutcome outcome() {
-            return new WriteOutcome(Optional.of(commit), affectedNodes, affectedEdges, true);
+            return new WriteOutcome(Optional.of(commit), affectedNodes, affectedEdges, entitiesByTable, true);
         }
     }
 
@@ -186,7 +187,7 @@ public final class IdempotencyIndex {
         }
         recorded.remove(found.record().key());
         recorded.put(found.record().key(), new Entry(found.record().requestHash(), found.commit(),
-                found.record().affectedNodes(), found.record().affectedEdges()));
+                found.record().affectedNodes(), found.record().affectedEdges(), found.record().entitiesByTable()));
     }
 
     /** The lead of one key: ended once, by the write's own detached run, whatever its subscriber did. */
@@ -205,7 +206,8 @@ public final class IdempotencyIndex {
                 inFlight.remove(key, lead);
                 outcome.commit().ifPresent(commit -> {
                     remember(new RecordedCommit(commit, new dev.omnigraph.storage.manifest.IdempotencyRecord(key,
-                            lead.requestHash(), outcome.affectedNodes(), outcome.affectedEdges())));
+                            lead.requestHash(), outcome.affectedNodes(), outcome.affectedEdges(),
+                            outcome.entitiesByTable())));
                     String branch = commit.branchName();
                     if (syncedVersion.getOrDefault(branch, -1L) == commit.manifestVersion() - 1) {
                         syncedVersion.put(branch, commit.manifestVersion());

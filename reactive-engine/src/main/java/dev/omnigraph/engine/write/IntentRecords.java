@@ -50,7 +50,7 @@ final class IntentRecords {
                 new Lineage(lineage.commitId(), branchField(lineage.branch()), lineage.actorId().orElse(null),
                         lineage.createdAtMicros(), null, lineage.operation(), lineage.idempotency()
                         .map(record -> new Sidecar.Idempotency(record.key(), record.requestHash(),
-                                record.affectedNodes(), record.affectedEdges())).orElse(null)),
+                                record.affectedNodes(), record.affectedEdges(), record.entitiesByTable())).orElse(null)),
                 Ulid.next(), Sidecar.EffectPhase.Armed, planned, new IntendedDelta(updates), null);
         return new Sidecar(Sidecar.SCHEMA_VERSION, operationId, Long.toString(lineage.createdAtMicros()),
                 branchField(token.branch()), lineage.actorId().orElse(null), kind, pins, payload);

@@ -40,8 +40,8 @@ public final class Repair {
     public Mono<List<Drift>> run(boolean confirm) {
         return Mono.usingWhen(ctx.gates().exclusiveSchema(), permit -> ctx.sidecars().list().hasElements()
                         .flatMap(pending -> pending
-                                ? Mono.error(new Conflict("a recovery sidecar is pending; reopen the graph read-write so "
-                                        + "recovery resolves it before repairing"))
+                                ? Mono.error(new Conflict("a recovery sidecar is pending, and repair only handles drift no "
+                                        + "sidecar covers; " + dev.omnigraph.storage.error.RecoveryRequired.HOW_TO_RESOLVE))
                                 : ctx.manifest().branches().flatMapMany(Flux::fromIterable)
                                         .concatMap(branch -> repairBranch(branch, confirm))
                                         .collectList()),

@@ -10,6 +10,7 @@ import dev.omnigraph.engine.query.MutationPlan.Insert;
 import dev.omnigraph.engine.query.MutationPlan.Predicate;
 import dev.omnigraph.engine.query.MutationPlan.Update;
 import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.error.ValidationError;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.HashMap;
@@ -95,8 +96,11 @@ class MutationPlanTest {
         assertThat(up.where().resolve(up.table(), ok, NOW)).isEqualTo("Ann");
 
         BoundParams badEnum = plan.bind(Map.of("n", "Ann", "s", 3, "m", "angry"));
-        assertThatThrownBy(() -> up.resolve(badEnum, NOW)).isInstanceOf(BadRequest.class)
-                .hasMessage("param $m: value \"angry\" is not one of enum(happy, sad)");
+        // Breaking the schema's enum is a validation error naming type and property, as the guide says.
+        assertThatThrownBy(() -> up.resolve(badEnum, NOW)).isInstanceOfSatisfying(ValidationError.class, e -> {
+            assertThat(e.typeName()).isEqualTo("Person");
+            assertThat(e.property()).isEqualTo("mood");
+        }).hasMessage("Person.mood: 'angry' (param $m) is not an allowed value of enum(happy, sad)");
         BoundParams tooBig = plan.bind(Map.of("n", "Ann", "s", 3, "m", "sad", "age", 5_000_000_000L));
         assertThatThrownBy(() -> up.resolve(tooBig, NOW)).isInstanceOf(BadRequest.class)
                 .hasMessageContaining("param $age: expected I32, got integer 5000000000 (out of range)");

@@ -2,6 +2,7 @@ package dev.omnigraph.storage.manifest;
 
 import dev.omnigraph.storage.error.CommitConflict;
 import dev.omnigraph.storage.error.ManifestConflict;
+import dev.omnigraph.storage.error.ReadSetChanged;
 import dev.omnigraph.storage.error.StorageFault;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +19,8 @@ import reactor.core.publisher.Mono;
  *
  * <p>When Lance reports contention the publisher re-reads and re-checks, up to {@link #PUBLISHER_RETRY_BUDGET}
  * times. An exact-head request therefore never re-parents: after a lost race its re-check fails with
- * {@link ManifestConflict}. Only {@link ExpectedHead.Any} requests land on a moved head.
+ * {@link ReadSetChanged} ({@code graph_head:<branch>}); other broken expectations (branch identity, table pins)
+ * with {@link ManifestConflict}. Only {@link ExpectedHead.Any} requests land on a moved head.
  */
 public final class ManifestBatchPublisher {
     public static final int PUBLISHER_RETRY_BUDGET = 5;
@@ -87,7 +89,8 @@ public final class ManifestBatchPublisher {
     private GraphCommit plan(PublishRequest request, ManifestState state, BranchIdentity branch) {
         Optional<String> head = state.head();
         if (request.expectedHead() instanceof ExpectedHead.Exact exact && !exact.commitId().equals(head)) {
-            throw new ManifestConflict("graph_head:" + request.branch(), exact.commitId().orElse("<none>"), head.orElse("<none>"));
+            // As the reference: losing the exact-head race is a read-set conflict on graph_head:<branch>.
+            throw new ReadSetChanged("graph_head:" + request.branch(), exact.commitId().orElse("<none>"), head.orElse("<none>"));
         }
         List<TableDelta> deltas = new ArrayList<>();
         for (TableEntry update : request.tableUpdates()) {

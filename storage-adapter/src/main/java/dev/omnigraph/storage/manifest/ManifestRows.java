@@ -68,9 +68,13 @@ final class ManifestRows {
             deltas.addObject().put("table_key", delta.tableKey()).put("from_version", delta.fromVersion())
                     .put("to_version", delta.toVersion());
         }
-        idempotency.ifPresent(record -> meta.putObject(IDEMPOTENCY).put("key", record.key())
-                .put("request_hash", record.requestHash()).put("affected_nodes", record.affectedNodes())
-                .put("affected_edges", record.affectedEdges()));
+        idempotency.ifPresent(record -> {
+            ObjectNode recorded = meta.putObject(IDEMPOTENCY).put("key", record.key())
+                    .put("request_hash", record.requestHash()).put("affected_nodes", record.affectedNodes())
+                    .put("affected_edges", record.affectedEdges());
+            ObjectNode byTable = recorded.putObject("entities_by_table");
+            record.entitiesByTable().forEach(byTable::put);
+        });
         row.put(METADATA, json(meta));
         return row;
     }
@@ -121,8 +125,10 @@ final class ManifestRows {
         if (record == null || !record.isObject()) {
             return Optional.empty();
         }
+        java.util.SortedMap<String, Long> byTable = new java.util.TreeMap<>();
+        record.path("entities_by_table").fields().forEachRemaining(e -> byTable.put(e.getKey(), e.getValue().asLong()));
         return Optional.of(new IdempotencyRecord(record.path("key").asText(), record.path("request_hash").asText(),
-                record.path("affected_nodes").asLong(), record.path("affected_edges").asLong()));
+                record.path("affected_nodes").asLong(), record.path("affected_edges").asLong(), byTable));
     }
 
     private static Map<String, Object> base(String objectId, String objectType) {

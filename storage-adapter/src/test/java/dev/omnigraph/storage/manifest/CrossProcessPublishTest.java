@@ -63,7 +63,7 @@ class CrossProcessPublishTest {
         }
         assertThat(results).as(String.join("\n---\n", transcripts)).hasSize(2);
         assertThat(results).filteredOn(r -> r.startsWith("LANDED")).hasSize(1);
-        assertThat(results).filteredOn(r -> r.startsWith("CONFLICT manifest_conflict")).hasSize(1);
+        assertThat(results).filteredOn(r -> r.startsWith("CONFLICT read_set_conflict")).hasSize(1);
 
         try (LanceTableStorage tables = StorageFixture.newTableStorage()) {
             ManifestStore store = new ManifestStore(root.toString(), tables);

@@ -31,7 +31,8 @@ class IdempotencyRecordTest {
         ManifestFixture.init(store);
         GraphCommit plain = publisher.publish(move("main", ExpectedHead.any(), PERSON, 2, 3)).block();
         PublishRequest base = move("main", ExpectedHead.any(), PERSON, 3, 4);
-        IdempotencyRecord record = new IdempotencyRecord("key \"quoted\" %_", "abc123", 2, 1);
+        IdempotencyRecord record = new IdempotencyRecord("key \"quoted\" %_", "abc123", 2, 1,
+                new java.util.TreeMap<>(java.util.Map.of("node:Person", 2L, "edge:Knows", 1L)));
         GraphCommit keyed = publisher.publish(new PublishRequest(base.branch(), base.expectedHead(), base.expectedBranch(),
                 base.expectedPins(), base.tableUpdates(), base.commitId(), base.mergedParentId(), base.actorId(),
                 base.createdAtMicros(), base.operation(), Optional.of(record))).block();

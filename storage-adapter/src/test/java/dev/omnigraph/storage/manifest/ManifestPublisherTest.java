@@ -10,6 +10,7 @@ import dev.omnigraph.storage.LanceTableStorage;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.error.ManifestConflict;
+import dev.omnigraph.storage.error.ReadSetChanged;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.error.OmnigraphException;
 import dev.omnigraph.storage.testing.StorageFixture;
@@ -89,13 +90,15 @@ class ManifestPublisherTest {
     @Test
     void wrongExpectationsAreRefusedAndChangeNothing() {
         long before = manifestHead("main");
+        // A moved graph head is a read-set conflict on graph_head:<branch> (the reference's code and member).
         assertThatThrownBy(() -> publisher.publish(move("main", ExpectedHead.exactly(Ulid.next()), PERSON, 2, 3)).block())
-                .isInstanceOfSatisfying(ManifestConflict.class, e -> {
+                .isInstanceOfSatisfying(ReadSetChanged.class, e -> {
+                    assertThat(e.code().wireName()).isEqualTo("read_set_conflict");
                     assertThat(e.what()).isEqualTo("graph_head:main");
                     assertThat(e.actual()).isEqualTo(genesis.id());
                 });
         assertThatThrownBy(() -> publisher.publish(move("main", ExpectedHead.absent(), PERSON, 2, 3)).block())
-                .isInstanceOf(ManifestConflict.class).hasMessageContaining("<none>");
+                .isInstanceOf(ReadSetChanged.class).hasMessageContaining("<none>");
         assertThatThrownBy(() -> publisher.publish(move("main", ExpectedHead.exactly(genesis.id()), PERSON, 7, 8)).block())
                 .isInstanceOfSatisfying(ManifestConflict.class, e -> {
                     assertThat(e.what()).isEqualTo("pin of node:Person");
@@ -150,7 +153,7 @@ class ManifestPublisherTest {
                 .collectList().block();
         List<GraphCommit> landed = outcomes.stream().filter(GraphCommit.class::isInstance).map(GraphCommit.class::cast).toList();
         assertThat(landed).hasSize(1);
-        assertThat(outcomes).filteredOn(ManifestConflict.class::isInstance).hasSize(7);
+        assertThat(outcomes).filteredOn(ReadSetChanged.class::isInstance).hasSize(7);
         assertThat(store.load("main").block().head()).contains(landed.get(0).id());
         assertThat(store.commits("main").collectList().block()).hasSize(2);
     }
