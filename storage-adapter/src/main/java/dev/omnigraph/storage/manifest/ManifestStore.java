@@ -189,8 +189,9 @@ public final class ManifestStore {
      * {@code afterVersion} (0 = all). The filter is pushed down, so only keyed commit rows are decoded.
      */
     public Flux<RecordedCommit> recordedCommits(TableSnapshot snapshot, long afterVersion) {
-        String filter = OBJECT_TYPE + " = " + SqlLiterals.quote(TYPE_COMMIT) + " AND " + TABLE_VERSION + " > "
-                + afterVersion + " AND " + METADATA + " LIKE " + SqlLiterals.quote("%\"" + ManifestRows.IDEMPOTENCY + "\"%");
+        String filter = SqlLiterals.allOf(List.of(SqlLiterals.eq(OBJECT_TYPE, TYPE_COMMIT),
+                SqlLiterals.compare(TABLE_VERSION, SqlLiterals.Comparison.GT, Long.toString(afterVersion)),
+                SqlLiterals.call("contains", METADATA, SqlLiterals.quote("\"" + ManifestRows.IDEMPOTENCY + "\""))));
         return tables.scan(snapshot, ScanRequest.where(filter)).flatMapIterable(RowBatch::rows)
                 .flatMap(row -> Mono.justOrEmpty(ManifestRows.idempotency(row)
                         .map(record -> new RecordedCommit(ManifestRows.graphCommit(row), record))));
