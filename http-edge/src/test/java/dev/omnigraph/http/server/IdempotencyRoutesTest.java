@@ -173,9 +173,10 @@ class IdempotencyRoutesTest {
     /** Sends raw bytes (headers a client library would refuse) and reads the status code of the reply. */
     private int rawStatus(byte[] request) throws Exception {
         try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), URI.create(http.server.baseUrl()).getPort())) {
+            // No half-close: the request says "Connection: close", so the server ends the connection after its reply.
+            socket.setSoTimeout(60_000);
             socket.getOutputStream().write(request);
             socket.getOutputStream().flush();
-            socket.shutdownOutput();
             String reply = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             return Integer.parseInt(reply.substring(9, 12));
         }
