@@ -2,9 +2,6 @@ package dev.omnigraph.http.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -17,15 +14,8 @@ import picocli.CommandLine;
  * covered without touching this test), and {@code omnigraph help <verb>}. No graph is opened: help never needs one.
  */
 class CliHelpTest {
-    record Run(int code, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = OmnigraphCli.run(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), null, args);
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    static CliRun run(String... args) {
+        return CliRun.run(null, args);
     }
 
     /** Every command path below the root, e.g. [query], [commit, list] (aliases and the help verb aside). */
@@ -51,7 +41,7 @@ class CliHelpTest {
             for (String flag : List.of("--help", "-h")) {
                 List<String> args = new ArrayList<>(path);
                 args.add(flag);
-                Run run = run(args.toArray(String[]::new));
+                CliRun run = run(args.toArray(String[]::new));
                 assertThat(run.code()).as(args + " → " + run).isZero();
                 assertThat(run.out()).as(String.join(" ", args)).contains("Usage: omnigraph " + String.join(" ", path));
                 assertThat(run.err()).as(String.join(" ", args)).isEmpty();
@@ -61,20 +51,20 @@ class CliHelpTest {
 
     @Test
     void helpAfterOtherArgumentsStillWinsOverMissingOnes() {
-        Run run = run("mutate", "addPerson", "--help");
+        CliRun run = run("mutate", "addPerson", "--help");
         assertThat(run.code()).isZero();
         assertThat(run.out()).contains("Usage: omnigraph mutate").contains("--idempotency-key");
     }
 
     @Test
     void helpVerbPrintsAVerbsUsage() {
-        Run top = run("help");
+        CliRun top = run("help");
         assertThat(top.code()).isZero();
         assertThat(top.out()).contains("Usage: omnigraph").contains("queries");
-        Run verb = run("help", "query");
+        CliRun verb = run("help", "query");
         assertThat(verb.code()).isZero();
         assertThat(verb.out()).contains("Usage: omnigraph query");
-        Run unknown = run("help", "nope");
+        CliRun unknown = run("help", "nope");
         assertThat(unknown.code()).isNotZero();
     }
 

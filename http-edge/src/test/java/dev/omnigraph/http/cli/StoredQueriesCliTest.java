@@ -8,9 +8,6 @@ import dev.omnigraph.http.testing.HttpFixture;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.StoredQueries;
 import dev.omnigraph.storage.testing.StorageFixture;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
@@ -24,9 +21,6 @@ class StoredQueriesCliTest {
     Path dir;
     StorageServices services;
     Path root;
-
-    record Run(int code, String out, String err) {
-    }
 
     @BeforeEach
     void setUp() throws Exception {
@@ -43,18 +37,12 @@ class StoredQueriesCliTest {
         services.tables().close();
     }
 
-    Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = OmnigraphCli.run(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), services, args);
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    CliRun run(String... args) {
+        return CliRun.run(services, args);
     }
 
-    Run ok(String... args) {
-        Run run = run(args);
-        assertThat(run.code()).as(run.toString()).isZero();
-        return run;
+    CliRun ok(String... args) {
+        return CliRun.ok(services, args);
     }
 
     @Test
@@ -82,7 +70,7 @@ class StoredQueriesCliTest {
         assertThat(read.path("graph_commit_id").asText()).isEqualTo(wrote.path("commit").path("graph_commit_id").asText());
 
         ok("queries", "remove", root.toString(), "people");
-        Run gone = run("queries", "run", "people", root.toString());
+        CliRun gone = run("queries", "run", "people", root.toString());
         assertThat(gone.code()).isEqualTo(1);
         assertThat(gone.err()).startsWith("error[not_found]: ").contains("no stored query 'people'");
     }
@@ -93,7 +81,7 @@ class StoredQueriesCliTest {
                 query good() { match { $p: Person } return { $p.name } }
                 query bad() { match { $p: Person } return { $p.height } }
                 """);
-        Run refused = run("queries", "add", root.toString(), file.toString());
+        CliRun refused = run("queries", "add", root.toString(), file.toString());
         assertThat(refused.code()).isEqualTo(1);
         assertThat(refused.err()).contains("height");
         assertThat(root.resolve(StoredQueries.DIRECTORY).resolve("good.gq")).doesNotExist();
