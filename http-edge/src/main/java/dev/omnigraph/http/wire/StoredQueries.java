@@ -10,8 +10,8 @@ import dev.omnigraph.engine.schema.Catalog;
 import dev.omnigraph.engine.schema.PropertyType;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.NotFound;
+import dev.omnigraph.storage.error.StorageFault;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -34,6 +34,8 @@ public final class StoredQueries {
     public static final String DIRECTORY = "__queries";
     private static final String SUFFIX = ".gq";
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
+    /** The query parser takes at most 1 Mi characters, at most 4 MiB of UTF-8: a larger file is not read at all. */
+    private static final long MAX_FILE_BYTES = 4L << 20;
 
     /** One registered query: its name, its source and the parsed declaration. */
     public record Stored(String name, String source, QueryDecl decl) {
@@ -55,7 +57,7 @@ public final class StoredQueries {
                 if (NAME.matcher(name).matches()) out.add(read(file, name));
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot list " + dir, e);
+            throw new StorageFault("cannot list " + dir, e);
         }
         return out;
     }
@@ -95,7 +97,7 @@ public final class StoredQueries {
                 }
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write stored queries under " + dir, e);
+            throw new StorageFault("cannot write stored queries under " + dir, e);
         }
         return file.names();
     }
@@ -106,7 +108,7 @@ public final class StoredQueries {
         try {
             if (!Files.deleteIfExists(root.resolve(DIRECTORY).resolve(name + SUFFIX))) throw missing(name);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot remove stored query " + name, e);
+            throw new StorageFault("cannot remove stored query " + name, e);
         }
     }
 
@@ -145,12 +147,15 @@ public final class StoredQueries {
 
     private static Stored read(Path file, String name) {
         try {
+            if (Files.size(file) > MAX_FILE_BYTES) {
+                throw new BadRequest("stored query '" + name + "' is larger than " + MAX_FILE_BYTES + " bytes");
+            }
             String source = Files.readString(file, StandardCharsets.UTF_8);
             return new Stored(name, source, QueryCompiler.parse(source).query(name));
         } catch (NoSuchFileException e) {
             throw missing(name);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read stored query " + file, e);
+            throw new StorageFault("cannot read stored query " + file, e);
         }
     }
 

@@ -86,5 +86,10 @@ class StoredQueriesCliTest {
         assertThat(refused.err()).contains("height");
         assertThat(root.resolve(StoredQueries.DIRECTORY).resolve("good.gq")).doesNotExist();
         assertThat(run("queries", "remove", root.toString(), "../x").err()).startsWith("error[not_found]: ");
+        Path big = Files.createDirectories(root.resolve(StoredQueries.DIRECTORY)).resolve("big.gq");
+        Files.write(big, new byte[(4 << 20) + 1]);
+        CliRun tooBig = run("queries", "run", "big", root.toString());
+        assertThat(tooBig.code()).isEqualTo(1);
+        assertThat(tooBig.err()).startsWith("error[bad_request]: ").contains("'big' is larger than");
     }
 }
