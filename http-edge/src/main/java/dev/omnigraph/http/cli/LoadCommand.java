@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -35,19 +36,8 @@ final class LoadCommand implements Callable<Integer> {
     @Option(names = "--mode", required = true, paramLabel = "<mode>", description = "append, merge or overwrite.")
     String mode;
 
-    @Option(names = "--branch", defaultValue = "main", description = "Target branch (default: ${DEFAULT-VALUE}).")
-    String branch;
-
-    @Option(names = "--as", paramLabel = "<actor>", description = "Actor recorded on the commit.")
-    String actor;
-
-    @Option(names = "--idempotency-key", paramLabel = "<key>", description = "Make the load idempotent: run again with "
-            + "the same key, mode and file, it prints the first run's outcome and writes nothing (with --chunk-size, "
-            + "chunk N uses <key>#N).")
-    String idempotencyKey;
-
-    @Option(names = "--json", description = "Print the load result as JSON (one object per commit with --chunk-size).")
-    boolean json;
+    @Mixin
+    WriteFlags flags;
 
     @Option(names = "--chunk-size", paramLabel = "<lines>", description = "Split the file into consecutive commits of at "
             + "most this many lines (nodes should come before the edges that reference them).")
@@ -60,12 +50,12 @@ final class LoadCommand implements Callable<Integer> {
             throw new dev.omnigraph.storage.error.NotFound("file", data.toString(), "data file " + data + " does not exist");
         }
         Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
-        LoadOptions options = actor == null ? LoadOptions.DEFAULT : LoadOptions.DEFAULT.actor(actor);
+        LoadOptions options = flags.actor == null ? LoadOptions.DEFAULT : LoadOptions.DEFAULT.actor(flags.actor);
         if (chunkSize != null) {
             return loadInChunks(graph, loadMode, options);
         }
-        if (idempotencyKey != null) options = options.idempotencyKey(idempotencyKey);
-        WriteOutcome outcome = graph.load(branch, loadMode, data, options).block();
+        if (flags.idempotencyKey != null) options = options.idempotencyKey(flags.idempotencyKey);
+        WriteOutcome outcome = graph.load(flags.branch, loadMode, data, options).block();
         report(graph, loadMode, outcome, "");
         return OmnigraphCli.OK;
     }
@@ -79,7 +69,7 @@ final class LoadCommand implements Callable<Integer> {
             throw new dev.omnigraph.storage.error.BadRequest("--chunk-size cannot split an overwrite: each chunk would "
                     + "replace the previous one; load it whole (overwrite has no entity cap)");
         }
-        boolean tty = System.console() != null && !json;
+        boolean tty = System.console() != null && !flags.json;
         int chunk = 0;
         long lines = 0;
         try (java.io.BufferedReader reader = java.nio.file.Files.newBufferedReader(data, java.nio.charset.StandardCharsets.UTF_8)) {
@@ -94,8 +84,8 @@ final class LoadCommand implements Callable<Integer> {
                 if (pending.size() == chunkSize || (line == null && !pending.isEmpty())) {
                     chunk++;
                     byte[] bytes = (String.join("\n", pending) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
-                    LoadOptions chunkOptions = idempotencyKey == null ? options : options.idempotencyKey(idempotencyKey + "#" + chunk);
-                    WriteOutcome outcome = graph.load(branch, loadMode,
+                    LoadOptions chunkOptions = flags.idempotencyKey == null ? options : options.idempotencyKey(flags.idempotencyKey + "#" + chunk);
+                    WriteOutcome outcome = graph.load(flags.branch, loadMode,
                             reactor.core.publisher.Flux.just(java.nio.ByteBuffer.wrap(bytes)), chunkOptions).block();
                     if (tty) {
                         cli.err.print("\rchunk " + chunk + ": " + lines + " line(s) loaded");
@@ -114,20 +104,20 @@ final class LoadCommand implements Callable<Integer> {
         if (tty) {
             cli.err.println();
         }
-        if (!json) {
+        if (!flags.json) {
             cli.out.println("loaded " + lines + " line(s) in " + chunk + " commit(s)");
         }
         return OmnigraphCli.OK;
     }
 
     private void report(Omnigraph graph, LoadMode loadMode, WriteOutcome outcome, String prefix) {
-        if (json) {
-            cli.out.println(Json.text(Shapes.load(branch, Optional.empty(), loadMode, outcome, Optional.ofNullable(actor),
+        if (flags.json) {
+            cli.out.println(Json.text(Shapes.load(flags.branch, Optional.empty(), loadMode, outcome, Optional.ofNullable(flags.actor),
                     Optional.of(graph.root().toUri().toString()))));
         } else {
             cli.out.println(prefix + (outcome.replayed() ? "replayed (idempotency key already used): " : "")
                     + "loaded " + outcome.affectedNodes() + " node(s) and " + outcome.affectedEdges()
-                    + " edge(s) into " + branch + " (" + loadMode.name().toLowerCase(Locale.ROOT) + "): "
+                    + " edge(s) into " + flags.branch + " (" + loadMode.name().toLowerCase(Locale.ROOT) + "): "
                     + outcome.commit().map(GraphCommit::id).map(id -> "commit " + id).orElse("nothing changed"));
         }
     }

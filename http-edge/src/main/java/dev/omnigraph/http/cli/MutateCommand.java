@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -38,40 +39,32 @@ final class MutateCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "0..1")
     Cli.Params params;
 
-    @Option(names = "--branch", defaultValue = "main", description = "Branch to write (default: ${DEFAULT-VALUE}).")
-    String branch;
-
     @Option(names = "--if-commit", paramLabel = "<commit_id>",
             description = "Write only if the branch head is this commit (else exit 4, nothing written).")
     String ifCommit;
 
-    @Option(names = "--as", paramLabel = "<actor>", description = "Actor recorded on the commit.")
-    String actor;
-
-    @Option(names = "--idempotency-key", paramLabel = "<key>", description = "Make the write idempotent: run again "
-            + "with the same key and request, it prints the first run's outcome and writes nothing.")
-    String idempotencyKey;
-
-    @Option(names = "--json", description = "Print the result (with the commit, null if nothing changed) as JSON.")
-    boolean json;
+    @Mixin
+    WriteFlags flags;
 
     @Override
     public Integer call() {
         String text = source.text();
         QueryDecl decl = QuerySources.pick(text, name);
-        WriteOptions options = WriteOptions.DEFAULT;
-        if (actor != null) options = options.actor(actor);
-        if (ifCommit != null) options = options.ifGraphCommit(ifCommit);
-        if (idempotencyKey != null) options = options.idempotencyKey(idempotencyKey);
+        WriteOptions options = flags.mutationOptions(ifCommit);
         Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
-        WriteOutcome outcome = graph.mutate(branch, text, decl.name(), Cli.Params.of(params), options).block();
-        if (json) {
-            cli.out.println(Json.text(Shapes.mutation(branch, decl.name(), outcome, Optional.ofNullable(actor))));
+        WriteOutcome outcome = graph.mutate(flags.branch, text, decl.name(), Cli.Params.of(params), options).block();
+        print(cli, flags, decl.name(), outcome);
+        return OmnigraphCli.OK;
+    }
+
+    /** Prints a mutation's outcome: the JSON envelope under --json, else one line. */
+    static void print(OmnigraphCli cli, WriteFlags flags, String name, WriteOutcome outcome) {
+        if (flags.json) {
+            cli.out.println(Json.text(Shapes.mutation(flags.branch, name, outcome, Optional.ofNullable(flags.actor))));
         } else {
-            cli.out.println((outcome.replayed() ? "replayed (idempotency key already used): " : "") + decl.name() + " on " + branch + ": " + outcome.affectedNodes() + " node(s), "
+            cli.out.println((outcome.replayed() ? "replayed (idempotency key already used): " : "") + name + " on " + flags.branch + ": " + outcome.affectedNodes() + " node(s), "
                     + outcome.affectedEdges() + " edge(s) affected; "
                     + outcome.commit().map(c -> "commit " + c.id()).orElse("nothing changed (no commit)"));
         }
-        return OmnigraphCli.OK;
     }
 }

@@ -22,7 +22,7 @@ import reactor.core.Exceptions;
         subcommands = {InitCommand.class, LoadCommand.class, QueryCommand.class, MutateCommand.class,
                 SnapshotCommand.class, CommitCommand.class, ExportCommand.class, RecoveryCommand.class, RepairCommand.class,
                 FailpointsCommand.class, CheckCommand.class, ServeCommand.class,
-                DemoCommand.class})
+                DemoCommand.class, QueriesCommand.class, CommandLine.HelpCommand.class})
 public final class OmnigraphCli {
     public static final int OK = 0;
     public static final int ERROR = 1;
@@ -54,7 +54,7 @@ public final class OmnigraphCli {
      */
     public static int run(PrintStream out, PrintStream err, StorageServices services, String... args) {
         OmnigraphCli cli = new OmnigraphCli(out, err, services);
-        CommandLine commandLine = new CommandLine(cli);
+        CommandLine commandLine = commandLine(cli);
         commandLine.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         commandLine.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         commandLine.setParameterExceptionHandler((e, argv) -> {
@@ -68,6 +68,28 @@ public final class OmnigraphCli {
         } finally {
             cli.closeServices();
         }
+    }
+
+    /**
+     * The command tree with {@code --help}/{@code --version} on every verb and subcommand, added here once so a new
+     * verb gets them too. Picocli answers a usage-help option before it validates required parameters.
+     */
+    static CommandLine commandLine(Object top) {
+        CommandLine commandLine = new CommandLine(top);
+        withHelp(commandLine);
+        return commandLine;
+    }
+
+    private static void withHelp(CommandLine command) {
+        if (command.getCommandSpec().findOption("--help") == null) {
+            command.getCommandSpec().mixinStandardHelpOptions(true);
+        }
+        command.getSubcommands().values().forEach(OmnigraphCli::withHelp);
+    }
+
+    /** The command tree as the CLI runs it (for tests that walk every verb). */
+    public static CommandLine commandTree() {
+        return commandLine(new OmnigraphCli(System.out, System.err, null));
     }
 
     /** The storage services of this run (created on first use when none were injected). */

@@ -69,11 +69,17 @@ final class QueryCommand implements Callable<Integer> {
         Omnigraph graph = Cli.open(cli, root, OpenMode.READ_ONLY);
         QueryOutput output = graph.query(readTarget, text, decl.name(), Cli.Params.of(params),
                 QueryLimitOptions.of(limits, graph.queryLimits())).block();
+        print(cli, output, readTarget, json ? Format.json : format);
+        return OmnigraphCli.OK;
+    }
+
+    /** Prints a query's result in {@code format} (consuming its rows on this, the CLI's main, thread). */
+    static void print(OmnigraphCli cli, QueryOutput output, ReadTarget readTarget, Format format) {
         List<String> columns = output.columns().stream().map(QueryOutput.Column::name).toList();
         List<List<Object>> rows = new ArrayList<>();
         // Consumed on this thread: printing is blocking I/O and must not happen on a reactive thread.
         output.rows().toIterable().forEach(rows::add);
-        switch (json ? Format.json : format) {
+        switch (format) {
             case json -> {
                 ObjectNode out = Json.object();
                 out.put("query_name", output.queryName());
@@ -104,6 +110,5 @@ final class QueryCommand implements Callable<Integer> {
                 cli.out.println("(" + rows.size() + " row" + (rows.size() == 1 ? "" : "s") + ")");
             }
         }
-        return OmnigraphCli.OK;
     }
 }

@@ -110,8 +110,7 @@ public final class OmnigraphServer implements AutoCloseable {
                 LOG.info("no auth tokens configured: serving loopback only");
             }
         }
-        Routes routes = new Routes(registry, config.tokens(),
-                OpenApi.document(registry.singleId().isPresent(), config.tokens().enabled()));
+        Routes routes = new Routes(registry, config.tokens(), services.scheduler());
         ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         OmnigraphServer omnigraph = new OmnigraphServer(registry, config, routes, connections);
         Config bound = config;
@@ -154,6 +153,11 @@ public final class OmnigraphServer implements AutoCloseable {
                     return ex.error(new HttpProblem(503, null, "the server is shutting down; retry shortly"), n -> null);
                 })
                 .doFinally(signal -> inFlight.decrementAndGet());
+    }
+
+    /** The route tables this server dispatches on (what its OpenAPI document describes). */
+    Routes routes() {
+        return routes;
     }
 
     public int port() {

@@ -7,25 +7,46 @@ import dev.omnigraph.http.wire.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
- * The OpenAPI 3 document of what a server serves. The per-graph paths are written by hand in
- * {@code openapi.json}; a single-graph server also lists each of them at the root, and a server with tokens
- * requires bearer auth everywhere but {@code /healthz} and {@code /openapi.json}.
+ * The OpenAPI 3.1 document of what a server serves, generated from its route tables ({@link Routes}): one
+ * operation per route, with its {@link ApiDoc}. Only the shared schemas ({@code components}) are written by hand,
+ * in {@code openapi-components.json}. Per-graph routes are listed under {@code /graphs/{graph_id}} with upstream's
+ * {@code cluster_} operation ids; a single-graph server also lists them at the root with the unprefixed ids (the
+ * SDK's function names).
  */
 final class OpenApi {
-    private static final String RESOURCE = "/dev/omnigraph/http/openapi.json";
+    private static final String RESOURCE = "/dev/omnigraph/http/openapi-components.json";
     private static final String PREFIX = "/graphs/{graph_id}";
+    private static final String CLUSTER = "cluster_";
+    private static final String ERROR = "#/components/schemas/ErrorOutput";
+    /** Any request can be refused before routing: bad target (400), wrong method, too long (414, 431), busy (503). */
+    private static final List<Integer> EVERY_REQUEST = List.of(400, 405, 414, 431, 500, 503);
+    private static final Map<Integer, String> MEANING = Map.ofEntries(
+            Map.entry(400, "Bad request: malformed target or JSON, parse or type error (with position), validation failure"),
+            Map.entry(401, "Missing or unknown bearer token"),
+            Map.entry(404, "Unknown graph, branch, commit, stored query or route"),
+            Map.entry(405, "Method not allowed on this path (Allow lists the ones that are)"),
+            Map.entry(409, "key_conflict, read_set_conflict, manifest_conflict or another conflict"),
+            Map.entry(412, "precondition_failure: the branch head is not the expected commit; nothing written"),
+            Map.entry(413, "resource_limit: body, query or write above a limit"),
+            Map.entry(414, "Request line too long"),
+            Map.entry(415, "Unsupported content type"),
+            Map.entry(422, "idempotency_key_reused: the Idempotency-Key was used for a different request"),
+            Map.entry(431, "Request headers too large"),
+            Map.entry(500, "Storage fault or internal error"),
+            Map.entry(503, "recovery_required, query_timeout, storage overloaded, too many connections or shutting down"));
 
     private OpenApi() {
     }
 
-    /** Reads the resource (blocking: called at start-up) and adapts it to the serving mode. */
-    static JsonNode document(boolean singleGraph, boolean auth) {
+    /** Reads the shared schemas (blocking: called once at start-up) and describes {@code routes}. */
+    static JsonNode document(Routes routes, boolean singleGraph, boolean auth) {
         ObjectNode doc;
         try (InputStream in = OpenApi.class.getResourceAsStream(RESOURCE)) {
             if (in == null) throw new IllegalStateException(RESOURCE + " is missing from the jar");
@@ -33,32 +54,115 @@ final class OpenApi {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + RESOURCE, e);
         }
-        ObjectNode paths = (ObjectNode) doc.get("paths");
+        ObjectNode paths = Json.object();
+        for (Route route : routes.open()) add(paths, "/" + route.path(), route, route.doc().operationId(), false, false);
+        for (Route route : routes.top()) add(paths, "/" + route.path(), route, route.doc().operationId(), false, auth);
+        for (Route route : routes.perGraph()) {
+            add(paths, PREFIX + "/" + route.path(), route, CLUSTER + route.doc().operationId(), true, auth);
+        }
         if (singleGraph) {
-            List<Map.Entry<String, JsonNode>> perGraph = new ArrayList<>();
-            for (Map.Entry<String, JsonNode> e : paths.properties()) {
-                if (e.getKey().startsWith(PREFIX + "/")) perGraph.add(e);
-            }
-            for (Map.Entry<String, JsonNode> entry : perGraph) {
-                ObjectNode copy = entry.getValue().deepCopy();
-                copy.properties().forEach(op -> withoutGraphId((ObjectNode) op.getValue()));
-                paths.set(entry.getKey().substring(PREFIX.length()), copy);
+            for (Route route : routes.perGraph()) {
+                String path = "/" + route.path();
+                if (!paths.has(path)) add(paths, path, route, route.doc().operationId(), false, auth);
             }
         }
+        doc.set("paths", paths);
         if (auth) {
             doc.putArray("security").addObject().putArray("bearer");
+            for (Route route : routes.open()) {
+                ((ObjectNode) paths.path("/" + route.path()).path(route.method().toLowerCase(Locale.ROOT))).putArray("security");
+            }
         }
         return doc;
     }
 
-    /** A root-level copy has no graph_id parameter and a distinct operation id. */
-    private static void withoutGraphId(ObjectNode operation) {
-        JsonNode params = operation.get("parameters");
-        if (params instanceof ArrayNode list) {
-            for (Iterator<JsonNode> it = list.iterator(); it.hasNext(); ) {
-                if ("graph_id".equals(it.next().path("name").asText())) it.remove();
+    private static void add(ObjectNode paths, String path, Route route, String operationId, boolean graphScoped,
+                            boolean auth) {
+        ApiDoc api = route.doc();
+        ObjectNode pathItem = paths.has(path) ? (ObjectNode) paths.get(path) : paths.putObject(path);
+        ObjectNode op = pathItem.putObject(route.method().toLowerCase(Locale.ROOT));
+        op.put("operationId", operationId);
+        op.put("summary", api.summary());
+        if (api.successor() != null) op.put("deprecated", true);
+        ArrayNode params = Json.MAPPER.createArrayNode();
+        if (graphScoped) pathParam(params, "graph_id").putObject("schema").put("type", "string").put("maxLength", 64);
+        for (String segment : route.path().split("/")) {
+            if (segment.startsWith("{")) {
+                pathParam(params, segment.substring(1, segment.length() - 1)).putObject("schema").put("type", "string");
             }
         }
-        operation.put("operationId", operation.path("operationId").asText() + "AtRoot");
+        for (ApiDoc.QueryParam q : api.queryParams()) {
+            params.addObject().put("name", q.name()).put("in", "query").put("required", false)
+                    .put("description", q.description()).putObject("schema").put("type", "string");
+        }
+        if (api.conditional()) {
+            header(params, WriteRoutes.IF_GRAPH_COMMIT, true, "The graph_commit_id the write expects as the branch head");
+        }
+        if (api.idempotent()) {
+            header(params, WriteRoutes.IDEMPOTENCY_KEY, false, "Makes the write idempotent: a retry with the same key "
+                    + "and request answers the first outcome (with Idempotent-Replayed: true) and writes nothing");
+        }
+        if (!params.isEmpty()) op.set("parameters", params);
+        if (api.requestMedia() != null) {
+            ObjectNode body = op.putObject("requestBody");
+            body.put("required", api.requestSchema() != null && !api.requestSchema().equals("StoredQueryRequest"));
+            ObjectNode media = body.putObject("content").putObject(api.requestMedia());
+            if (api.requestSchema() != null) media.putObject("schema").put("$ref", ref(api.requestSchema()));
+            else media.putObject("schema").put("type", "string");
+        }
+        ObjectNode responses = op.putObject("responses");
+        ObjectNode ok = responses.putObject("200").put("description", "OK");
+        if (api.successor() != null) {
+            ObjectNode headers = ok.putObject("headers");
+            headers.putObject(Routes.DEPRECATION).put("description", "Always true: this route is deprecated")
+                    .putObject("schema").put("type", "string");
+            headers.putObject("Link").put("description", "<" + api.successor() + ">; rel=\"successor-version\"")
+                    .putObject("schema").put("type", "string");
+        }
+        ObjectNode content = ok.putObject("content").putObject(api.responseMedia());
+        if (api.responseSchema() != null) content.putObject("schema").put("$ref", ref(api.responseSchema()));
+        else if (!api.responseMedia().equals(ApiDoc.JSON)) content.putObject("schema").put("type", "string");
+        else content.putObject("schema").put("type", "object");
+        for (int status : statuses(api, graphScoped, auth)) {
+            responses.putObject(Integer.toString(status)).put("description", MEANING.get(status))
+                    .putObject("content").putObject(ApiDoc.JSON).putObject("schema").put("$ref", ERROR);
+        }
+    }
+
+    /** The route's own statuses and those every request (and every graph's request, and every body) can get. */
+    static TreeSet<Integer> statuses(ApiDoc api, boolean graphScoped, boolean auth) {
+        TreeSet<Integer> all = new TreeSet<>(EVERY_REQUEST);
+        all.addAll(api.statuses());
+        if (auth) all.add(401);
+        if (graphScoped) all.add(404);
+        if (api.requestMedia() != null) {
+            all.add(413);
+            all.add(415);
+        }
+        return all;
+    }
+
+    private static ObjectNode pathParam(ArrayNode params, String name) {
+        return params.addObject().put("name", name).put("in", "path").put("required", true);
+    }
+
+    private static void header(ArrayNode params, String name, boolean required, String description) {
+        params.addObject().put("name", name).put("in", "header").put("required", required)
+                .put("description", description).putObject("schema").put("type", "string");
+    }
+
+    private static String ref(String schema) {
+        return "#/components/schemas/" + schema;
+    }
+
+    /** For tests: the status codes documented for each method and path. */
+    static Map<String, TreeSet<Integer>> documented(JsonNode doc) {
+        Map<String, TreeSet<Integer>> out = new TreeMap<>();
+        doc.path("paths").properties().forEach(path -> path.getValue().properties().forEach(op -> {
+            TreeSet<Integer> codes = new TreeSet<>();
+            op.getValue().path("responses").fieldNames().forEachRemaining(c -> codes.add(Integer.parseInt(c)));
+            out.put(op.getKey().toUpperCase(Locale.ROOT) + " " + path.getKey(), codes);
+        }));
+        return out;
     }
 }

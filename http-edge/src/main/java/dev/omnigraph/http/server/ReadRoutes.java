@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import reactor.core.publisher.Mono;
 
-/** Per-graph read routes: snapshot, schema, branches, commits, recoveries, query (and /read), export. */
+/** Per-graph read routes: healthz, snapshot, schema, branches, commits, recoveries, query (and /read), export. */
 final class ReadRoutes {
     private static final Set<String> EXPORT_FIELDS = Set.of("branch", "type_names");
 
@@ -29,17 +29,33 @@ final class ReadRoutes {
 
     static List<Route> routes() {
         return List.of(
-                new Route("GET", "snapshot", ReadRoutes::snapshot),
-                new Route("GET", "schema", (ex, g, v) -> ex.json(200, Json.object().put("schema_source", g.schemaSource()))),
-                new Route("GET", "branches", ReadRoutes::branches),
-                new Route("GET", "commits", ReadRoutes::commits),
+                new Route("GET", "healthz", (ex, g, v) -> ex.json(200, Shapes.health()),
+                        ApiDoc.of("health", "Liveness, at the graph's base path (where an SDK pointed at "
+                                + "/graphs/{graph_id} looks for it)", "HealthOutput")),
+                new Route("GET", "snapshot", ReadRoutes::snapshot,
+                        ApiDoc.of("getSnapshot", "A branch head's (or a commit's) datasets and counts", "SnapshotOutput")
+                                .param("branch", "Branch (default main)").param("snapshot", "A commit id; exclusive with branch")),
+                new Route("GET", "schema", (ex, g, v) -> ex.json(200, Json.object().put("schema_source", g.schemaSource())),
+                        ApiDoc.of("getSchema", "The graph's .pg schema source", "SchemaOutput")),
+                new Route("GET", "branches", ReadRoutes::branches,
+                        ApiDoc.of("listBranches", "Branch names", "BranchListOutput")),
+                new Route("GET", "commits", ReadRoutes::commits,
+                        ApiDoc.of("listCommits", "Commits reachable from a branch head, newest first", "CommitListOutput")
+                                .param("branch", "Branch (default main)")),
                 new Route("GET", "commits/{commit_id}", (ex, g, v) ->
-                        g.commit(v.get("commit_id")).flatMap(c -> ex.json(200, Shapes.commit(c)))),
+                        g.commit(v.get("commit_id")).flatMap(c -> ex.json(200, Shapes.commit(c))),
+                        ApiDoc.of("getCommit", "One commit", "CommitOutput")),
                 new Route("GET", "recoveries", (ex, g, v) ->
-                        g.recoveries().collectList().flatMap(list -> ex.json(200, Shapes.recoveries(list)))),
-                new Route("POST", "query", (ex, g, v) -> query(ex, g, false)),
-                new Route("POST", "read", (ex, g, v) -> query(ex, g, true)),
-                new Route("POST", "export", ReadRoutes::export));
+                        g.recoveries().collectList().flatMap(list -> ex.json(200, Shapes.recoveries(list))),
+                        ApiDoc.of("listRecoveries", "What recovery did with each interrupted write", "RecoveryListOutput")),
+                new Route("POST", "query", (ex, g, v) -> query(ex, g, false),
+                        ApiDoc.of("query", "Run a read query (rows streamed)", "ReadOutput").body("QueryRequest").statuses(503)),
+                new Route("POST", "read", (ex, g, v) -> query(ex, g, true),
+                        ApiDoc.of("read", "Deprecated form of /query (no graph_commit_id)", "LegacyReadOutput")
+                                .body("ReadRequest").statuses(503).deprecatedFor("query")),
+                new Route("POST", "export", ReadRoutes::export,
+                        ApiDoc.of("export", "The graph as NDJSON in the load format, streamed", null)
+                                .respondsWith(ApiDoc.NDJSON).body("ExportRequest").statuses(503)));
     }
 
     private static Mono<Void> snapshot(Exchange ex, Omnigraph graph, Map<String, String> vars) {
@@ -90,7 +106,7 @@ final class ReadRoutes {
         return snapshot != null ? ReadTarget.commit(snapshot) : ReadTarget.branch(branch != null ? branch : GraphBranches.MAIN);
     }
 
-    private static Mono<Void> sendRows(Exchange ex, Omnigraph graph, QueryOutput out, ReadTarget target, boolean legacy) {
+    static Mono<Void> sendRows(Exchange ex, Omnigraph graph, QueryOutput out, ReadTarget target, boolean legacy) {
         List<String> columns = out.columns().stream().map(QueryOutput.Column::name).toList();
         ObjectNode head = Json.object();
         head.put("query_name", out.queryName());

@@ -7,11 +7,15 @@ import java.util.Map;
 import java.util.Optional;
 import reactor.core.publisher.Mono;
 
-/** One per-graph route: a method and a path below the graph prefix, with {@code {name}} segments captured. */
-record Route(String method, String path, Handler handler) {
+/**
+ * One route: a method and a path (below the graph prefix for per-graph routes), with {@code {name}} segments
+ * captured, its handler and its OpenAPI description.
+ */
+record Route(String method, String path, Handler handler, ApiDoc doc) {
 
     @FunctionalInterface
     interface Handler {
+        /** {@code graph} is null for the top-level routes, which serve no one graph. */
         Mono<Void> handle(Exchange exchange, Omnigraph graph, Map<String, String> vars);
     }
 

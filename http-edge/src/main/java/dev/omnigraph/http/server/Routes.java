@@ -7,32 +7,71 @@ import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.Shapes;
+import dev.omnigraph.storage.StorageScheduler;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 
 /**
- * Top-level dispatch: {@code /healthz} and {@code /openapi.json} (open), then the bearer check, then
+ * Top-level dispatch: the open routes ({@code /healthz}, {@code /openapi.json}), then the bearer check, then
  * {@code /graphs} and {@code /graphs/{graph_id}/…}, and, on a single-graph server, the same per-graph routes at
- * the root. Every failure becomes the one JSON error body.
+ * the root. Every failure becomes the one JSON error body. The tables here are also what {@link OpenApi}
+ * describes, so the document lists exactly what is served.
  */
 final class Routes {
-    static final List<Route> GRAPH_ROUTES = concat(ReadRoutes.routes(), WriteRoutes.routes());
+    /** Served on a deprecated route, with a {@code Link} to its successor. */
+    static final String DEPRECATION = "Deprecation";
 
     private final GraphRegistry registry;
     private final BearerTokens tokens;
+    private final List<Route> open;
+    private final List<Route> top;
+    private final List<Route> perGraph;
     private final JsonNode openApi;
 
-    Routes(GraphRegistry registry, BearerTokens tokens, JsonNode openApi) {
+    Routes(GraphRegistry registry, BearerTokens tokens, StorageScheduler storage) {
         this.registry = registry;
         this.tokens = tokens;
-        this.openApi = openApi;
+        this.open = List.of(
+                new Route("GET", "healthz", (ex, g, v) -> ex.json(200, Shapes.health()),
+                        ApiDoc.of("health", "Liveness and versions", "HealthOutput")),
+                new Route("GET", "openapi.json", (ex, g, v) -> ex.json(200, openApi()),
+                        ApiDoc.of("getOpenApi", "This document", null)));
+        this.top = List.of(new Route("GET", "graphs", (ex, g, v) -> listGraphs(ex),
+                ApiDoc.of("listGraphs", "The graphs served, sorted by id", "GraphListOutput")));
+        this.perGraph = graphRoutes(storage);
+        this.openApi = OpenApi.document(this, registry.singleId().isPresent(), tokens.enabled());
+    }
+
+    /** Every per-graph route, in dispatch order. */
+    static List<Route> graphRoutes(StorageScheduler storage) {
+        return Stream.of(ReadRoutes.routes(), WriteRoutes.routes(), StoredQueryRoutes.routes(storage))
+                .flatMap(List::stream).toList();
+    }
+
+    private JsonNode openApi() {
+        return openApi;
+    }
+
+    /** Routes answered without a bearer token. */
+    List<Route> open() {
+        return open;
+    }
+
+    /** Top-level routes behind the bearer check. */
+    List<Route> top() {
+        return top;
+    }
+
+    /** Routes below {@code /graphs/{graph_id}} (and at the root on a single-graph server). */
+    List<Route> perGraph() {
+        return perGraph;
     }
 
     /**
@@ -45,12 +84,8 @@ final class Routes {
         return Mono.defer(() -> {
             RequestTarget target = RequestTarget.parse(request.uri());
             List<String> segments = target.rawSegments();
-            if (segments.equals(List.of("healthz"))) {
-                return only(method, "GET").then(Mono.defer(() -> begun.json(200, Shapes.health())));
-            }
-            if (segments.equals(List.of("openapi.json"))) {
-                return only(method, "GET").then(Mono.defer(() -> begun.json(200, openApi)));
-            }
+            Optional<Matched> openRoute = match(open, method, segments, begun, target.rawPath());
+            if (openRoute.isPresent()) return openRoute.get().serve(begun, null);
             Optional<String> actor = Optional.empty();
             if (tokens.enabled()) {
                 actor = tokens.actorFor(request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION));
@@ -59,12 +94,14 @@ final class Routes {
                 }
             }
             Exchange ex = begun.resolved(target.query(), actor);
+            Optional<Matched> topRoute = match(top, method, segments, ex, target.rawPath());
+            if (topRoute.isPresent()) return topRoute.get().serve(ex, null);
             if (!segments.isEmpty() && segments.get(0).equals("graphs")) {
-                if (segments.size() == 1) return only(method, "GET").then(Mono.defer(() -> listGraphs(ex)));
-                return graphRoute(ex, method, RequestTarget.decode(segments.get(1)), segments.subList(2, segments.size()));
+                return graphRoute(ex, method, RequestTarget.decode(segments.get(1)), segments.subList(2, segments.size()),
+                        target.rawPath());
             }
             if (registry.singleId().isPresent()) {
-                return graphRoute(ex, method, registry.singleId().get(), segments);
+                return graphRoute(ex, method, registry.singleId().get(), segments, target.rawPath());
             }
             throw HttpProblem.notFound("no route " + method + " " + target.rawPath()
                     + "; per-graph routes live under /graphs/{graph_id}/");
@@ -80,46 +117,48 @@ final class Routes {
         });
     }
 
-    private Mono<Void> graphRoute(Exchange ex, String method, String graphId, List<String> rest) {
-        Route matched = null;
-        Map<String, String> vars = null;
-        List<String> allowed = new ArrayList<>();
-        for (Route route : GRAPH_ROUTES) {
-            Optional<Map<String, String>> found = route.match(rest);
-            if (found.isEmpty()) continue;
-            allowed.add(route.method());
-            if (route.method().equals(method)) {
-                matched = route;
-                vars = found.get();
-            }
-        }
-        String path = "/" + String.join("/", rest);
-        if (matched == null && allowed.isEmpty()) {
-            throw HttpProblem.notFound("no route " + method + " " + path + " on a graph");
-        }
-        if (matched == null) {
-            ex.response.header(HttpHeaderNames.ALLOW, String.join(", ", allowed));
-            throw new HttpProblem(405, "method_not_allowed", method + " is not served on " + path
-                    + " (allowed: " + String.join(", ", allowed) + ")");
-        }
-        Route route = matched;
-        Map<String, String> captured = vars;
-        return registry.graph(graphId).flatMap(graph -> Mono.defer(() -> route.handler().handle(ex, graph, captured))
+    private Mono<Void> graphRoute(Exchange ex, String method, String graphId, List<String> rest, String rawPath) {
+        Matched matched = match(perGraph, method, rest, ex, rawPath).orElseThrow(() -> HttpProblem.notFound(
+                "no route " + method + " /" + String.join("/", rest) + " on a graph"));
+        return registry.graph(graphId).flatMap(graph -> matched.serve(ex, graph)
                 .onErrorResume(e -> ex.error(e, entityKinds(graph))));
+    }
+
+    /** A route and the variables its path captured. */
+    private record Matched(Route route, Map<String, String> vars, String rawPath) {
+        Mono<Void> serve(Exchange ex, Omnigraph graph) {
+            if (route.doc().successor() != null) {
+                String base = rawPath.substring(0, rawPath.lastIndexOf('/') + 1);
+                ex.response.header(DEPRECATION, "true");
+                ex.response.header("Link", "<" + base + route.doc().successor() + ">; rel=\"successor-version\"");
+            }
+            return Mono.defer(() -> route.handler().handle(ex, graph, vars));
+        }
+    }
+
+    /**
+     * The route of {@code routes} serving this path and method; empty when none has the path; a 405 naming the
+     * allowed methods when some have the path but not the method.
+     */
+    private static Optional<Matched> match(List<Route> routes, String method, List<String> segments, Exchange ex,
+                                           String rawPath) {
+        List<String> allowed = new ArrayList<>();
+        for (Route route : routes) {
+            Optional<Map<String, String>> found = route.match(segments);
+            if (found.isEmpty()) continue;
+            if (route.method().equals(method)) return Optional.of(new Matched(route, found.get(), rawPath));
+            allowed.add(route.method());
+        }
+        if (allowed.isEmpty()) return Optional.empty();
+        String path = "/" + String.join("/", segments);
+        ex.response.header(HttpHeaderNames.ALLOW, String.join(", ", allowed));
+        throw new HttpProblem(405, "method_not_allowed", method + " is not served on " + path
+                + " (allowed: " + String.join(", ", allowed) + ")");
     }
 
     /** "node" / "edge" for a type name of this graph, for the key_conflict detail. */
     static Function<String, String> entityKinds(Omnigraph graph) {
         return name -> graph.catalog().node(name).isPresent() ? "node"
                 : graph.catalog().edge(name).isPresent() ? "edge" : null;
-    }
-
-    private static Mono<Void> only(String method, String expected) {
-        return method.equals(expected) ? Mono.empty()
-                : Mono.error(new HttpProblem(405, "method_not_allowed", method + " is not served here (allowed: " + expected + ")"));
-    }
-
-    private static List<Route> concat(List<Route> a, List<Route> b) {
-        return java.util.stream.Stream.concat(a.stream(), b.stream()).collect(Collectors.toUnmodifiableList());
     }
 }

@@ -21,7 +21,10 @@ import java.util.Optional;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** Per-graph write routes: mutate (and /change, /mutate/if-graph-commit), load (JSON envelope) and load/ndjson. */
+/**
+ * Per-graph write routes: mutate (and the deprecated /change, /mutate/if-graph-commit), load (JSON envelope, and
+ * the deprecated /ingest) and load/ndjson.
+ */
 final class WriteRoutes {
     static final String IF_GRAPH_COMMIT = "Omnigraph-If-Graph-Commit";
     /** Makes a write idempotent: a retry with the same key and request answers the first outcome, writing nothing. */
@@ -35,12 +38,27 @@ final class WriteRoutes {
     }
 
     static List<Route> routes() {
+        ApiDoc mutate = ApiDoc.of("mutate", "Run a mutation as one commit", "ChangeOutput").body("MutateRequest")
+                .statuses(409, 503).takesIdempotencyKey();
+        ApiDoc load = ApiDoc.of("load", "Load NDJSON records sent inline in a JSON envelope as one commit", "IngestOutput")
+                .body("LoadRequest").statuses(409, 503).takesIdempotencyKey();
         return List.of(
-                new Route("POST", "mutate", (ex, g, v) -> mutate(ex, g, false)),
-                new Route("POST", "change", (ex, g, v) -> mutate(ex, g, false)),
-                new Route("POST", "mutate/if-graph-commit", (ex, g, v) -> mutate(ex, g, true)),
-                new Route("POST", "load", WriteRoutes::loadEnvelope),
-                new Route("POST", "load/ndjson", WriteRoutes::loadNdjson));
+                new Route("POST", "mutate", (ex, g, v) -> mutate(ex, g, false), mutate),
+                new Route("POST", "change", (ex, g, v) -> mutate(ex, g, false),
+                        mutate.alias("change", "Deprecated alias of /mutate").deprecatedFor("mutate")),
+                new Route("POST", "mutate/if-graph-commit", (ex, g, v) -> mutate(ex, g, true),
+                        ApiDoc.of("mutate_if_graph_commit", "Run a mutation only if the branch head is the commit in "
+                                + "Omnigraph-If-Graph-Commit", "ChangeOutput").body("MutateRequest").statuses(409, 503)
+                                .takesIdempotencyKey().takesIfGraphCommit()),
+                new Route("POST", "load", WriteRoutes::loadEnvelope, load),
+                new Route("POST", "ingest", WriteRoutes::loadEnvelope,
+                        load.alias("ingest", "Deprecated alias of /load").deprecatedFor("load")),
+                new Route("POST", "load/ndjson", WriteRoutes::loadNdjson,
+                        ApiDoc.of("loadNdjson", "Load a raw NDJSON body, streamed, as one commit", "LoadOutput")
+                                .rawBody(ApiDoc.NDJSON).statuses(409, 503).takesIdempotencyKey()
+                                .param("branch", "Branch (default main)")
+                                .param("mode", "append, merge or overwrite (default merge)")
+                                .param("from", "Echoed as base_branch; the branch must exist")));
     }
 
     /**
@@ -49,15 +67,7 @@ final class WriteRoutes {
      * never believes a write was conditional when it was not.
      */
     private static Mono<Void> mutate(Exchange ex, Omnigraph graph, boolean conditional) {
-        Optional<String> expected = ex.header(IF_GRAPH_COMMIT).map(String::strip);
-        if (!conditional && expected.isPresent()) {
-            throw HttpProblem.badRequest(IF_GRAPH_COMMIT + " is only honoured on POST /mutate/if-graph-commit");
-        }
-        WriteOptions options = ex.actor.map(WriteOptions.DEFAULT::actor).orElse(WriteOptions.DEFAULT);
-        if (conditional) {
-            options = options.ifGraphCommit(expectedCommit(expected));
-        }
-        WriteOptions chosen = idempotencyKey(ex).map(options::idempotencyKey).orElse(options);
+        WriteOptions chosen = writeOptions(ex, ifGraphCommit(ex, conditional));
         return ex.jsonBody(false).flatMap(body -> {
             String source = ReadRoutes.text(body, "query", "query_source");
             if (source == null) throw HttpProblem.badRequest("the request body needs 'query'");
@@ -70,6 +80,25 @@ final class WriteRoutes {
             return graph.mutate(branch, source, decl.name(), params, chosen)
                     .flatMap(outcome -> markReplay(ex, outcome).json(200, Shapes.mutation(branch, decl.name(), outcome, ex.actor)));
         });
+    }
+
+    /**
+     * The expected head of a conditional write route (required there), or empty on an ordinary route, which
+     * refuses the header.
+     */
+    static Optional<String> ifGraphCommit(Exchange ex, boolean conditional) {
+        Optional<String> expected = ex.header(IF_GRAPH_COMMIT).map(String::strip);
+        if (!conditional && expected.isPresent()) {
+            throw HttpProblem.badRequest(IF_GRAPH_COMMIT + " is only honoured on the /if-graph-commit routes");
+        }
+        return conditional ? Optional.of(expectedCommit(expected)) : Optional.empty();
+    }
+
+    /** A mutation's options: the caller as actor, the expected head if any, the idempotency key if sent. */
+    static WriteOptions writeOptions(Exchange ex, Optional<String> expected) {
+        WriteOptions options = ex.actor.map(WriteOptions.DEFAULT::actor).orElse(WriteOptions.DEFAULT);
+        options = expected.map(options::ifGraphCommit).orElse(options);
+        return idempotencyKey(ex).map(options::idempotencyKey).orElse(options);
     }
 
     private static String expectedCommit(Optional<String> header) {
@@ -135,7 +164,7 @@ final class WriteRoutes {
         return Optional.of(IdempotentRequest.validKey(values.get(0), "the " + IDEMPOTENCY_KEY + " header"));
     }
 
-    private static Exchange markReplay(Exchange ex, WriteOutcome outcome) {
+    static Exchange markReplay(Exchange ex, WriteOutcome outcome) {
         if (outcome.replayed()) {
             ex.response.header(IDEMPOTENT_REPLAYED, "true");
         }

@@ -39,17 +39,6 @@ class CliTest {
     Path data;
     Path root;
 
-    record Run(int code, String out, String err) {
-        JsonNode json() {
-            return Json.parse(out, "stdout");
-        }
-
-        @Override
-        public String toString() {
-            return "exit " + code + "\nstdout: " + out + "\nstderr: " + err;
-        }
-    }
-
     @BeforeEach
     void setUp() throws Exception {
         services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
@@ -64,18 +53,12 @@ class CliTest {
         services.tables().close();
     }
 
-    Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = OmnigraphCli.run(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), services, args);
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    CliRun run(String... args) {
+        return CliRun.run(services, args);
     }
 
-    Run ok(String... args) {
-        Run run = run(args);
-        assertThat(run.code()).as(run.toString()).isZero();
-        return run;
+    CliRun ok(String... args) {
+        return CliRun.ok(services, args);
     }
 
     void initAndLoad() {
@@ -85,22 +68,22 @@ class CliTest {
 
     @Test
     void initLoadSnapshotAndCommits() {
-        Run init = ok("init", "--schema", schema.toString(), root.toString());
+        CliRun init = ok("init", "--schema", schema.toString(), root.toString());
         assertThat(init.out()).contains("initialized graph at").contains("2 node type(s), 2 edge type(s)");
-        Run again = run("init", "--schema", schema.toString(), root.toString());
+        CliRun again = run("init", "--schema", schema.toString(), root.toString());
         assertThat(again.code()).isEqualTo(1);
         assertThat(again.err()).startsWith("error[conflict]: ").contains("already exists");
 
-        Run load = ok("load", root.toString(), "--data", data.toString(), "--mode", "append", "--as", "act-cli", "--json");
+        CliRun load = ok("load", root.toString(), "--data", data.toString(), "--mode", "append", "--as", "act-cli", "--json");
         JsonNode loaded = load.json();
         assertThat(loaded.path("total_entities").asInt()).isEqualTo(5);
         assertThat(loaded.path("commit").path("actor_id").asText()).isEqualTo("act-cli");
         String commit = loaded.path("commit").path("graph_commit_id").asText();
 
-        Run human = ok("load", root.toString(), "--data", data.toString(), "--mode", "merge");
+        CliRun human = ok("load", root.toString(), "--data", data.toString(), "--mode", "merge");
         assertThat(human.out()).startsWith("loaded 3 node(s) and 2 edge(s) into main (merge): commit ");
 
-        Run snapshot = ok("snapshot", root.toString());
+        CliRun snapshot = ok("snapshot", root.toString());
         assertThat(snapshot.out()).contains("branch main").contains("Person").contains("entities");
         JsonNode snap = ok("snapshot", root.toString(), "--json").json();
         assertThat(snap.path("datasets")).hasSize(4);
@@ -108,12 +91,12 @@ class CliTest {
         JsonNode list = ok("commit", "list", root.toString(), "--json").json();
         assertThat(list.path("commits")).hasSize(3);
         assertThat(list.path("commits").get(1).path("graph_commit_id").asText()).isEqualTo(commit);
-        Run lines = ok("commit", "list", root.toString());
+        CliRun lines = ok("commit", "list", root.toString());
         assertThat(lines.out().lines()).hasSize(3);
         assertThat(lines.out().lines().skip(1).findFirst().orElseThrow()).startsWith(commit).contains("load:append")
                 .contains("by act-cli");
 
-        Run show = ok("commit", "show", root.toString(), commit);
+        CliRun show = ok("commit", "show", root.toString(), commit);
         assertThat(show.out()).contains("commit    " + commit).contains("actor     act-cli").contains("node:Person");
         assertThat(ok("commit", "show", root.toString(), commit, "--json").json().path("graph_commit_id").asText()).isEqualTo(commit);
 
@@ -124,28 +107,28 @@ class CliTest {
     @Test
     void errorsPrintOneLineWithTheirCodeAndExitOne() throws Exception {
         Path bad = Files.writeString(dir.resolve("bad.pg"), "node Person {\n  name: Strin @key\n}\n");
-        Run parse = run("init", "--schema", bad.toString(), root.toString());
+        CliRun parse = run("init", "--schema", bad.toString(), root.toString());
         assertThat(parse.code()).isEqualTo(1);
         assertThat(parse.err()).startsWith("error[parse_error]: schema:2:");
         assertThat(parse.err().lines()).hasSize(1);
 
-        Run usage = run("init", root.toString());
+        CliRun usage = run("init", root.toString());
         assertThat(usage.code()).isEqualTo(1);
         assertThat(usage.err()).startsWith("error[usage]: ").contains("--schema");
 
-        Run missing = run("snapshot", dir.resolve("nowhere").toString());
+        CliRun missing = run("snapshot", dir.resolve("nowhere").toString());
         assertThat(missing.code()).isEqualTo(1);
         assertThat(missing.err()).startsWith("error[not_found]: ");
 
         initAndLoad();
-        Run mode = run("load", root.toString(), "--data", data.toString(), "--mode", "upsert");
+        CliRun mode = run("load", root.toString(), "--data", data.toString(), "--mode", "upsert");
         assertThat(mode.err()).startsWith("error[bad_request]: unknown load mode");
-        Run conflict = run("load", root.toString(), "--data", data.toString(), "--mode", "append", "--json");
+        CliRun conflict = run("load", root.toString(), "--data", data.toString(), "--mode", "append", "--json");
         assertThat(conflict.code()).isEqualTo(1);
         assertThat(conflict.err()).startsWith("error[key_conflict]: ");
         assertThat(conflict.json().path("key_conflict").path("type_name").asText()).isIn("Person", "Company", "Knows", "WorksAt");
 
-        Run readAsWrite = run("query", "addPerson", root.toString(), "--query", queries.toString());
+        CliRun readAsWrite = run("query", "addPerson", root.toString(), "--query", queries.toString());
         assertThat(readAsWrite.code()).isEqualTo(1);
         assertThat(readAsWrite.err()).contains("is a mutation");
     }
@@ -156,10 +139,10 @@ class CliTest {
         JsonNode head = ok("snapshot", root.toString(), "--json").json();
         String expected = head.path("graph_commit_id").asText();
 
-        Run human = ok("mutate", "addPerson", root.toString(), "--query", queries.toString(), "--params", "{\"name\":\"Cy\",\"age\":20}");
+        CliRun human = ok("mutate", "addPerson", root.toString(), "--query", queries.toString(), "--params", "{\"name\":\"Cy\",\"age\":20}");
         assertThat(human.out()).startsWith("addPerson on main: 1 node(s), 0 edge(s) affected; commit ");
 
-        Run lost = run("mutate", "setAge", root.toString(), "--query", queries.toString(),
+        CliRun lost = run("mutate", "setAge", root.toString(), "--query", queries.toString(),
                 "--params", "{\"name\":\"Ada\",\"age\":50}", "--if-commit", expected, "--json");
         assertThat(lost.code()).as(lost.toString()).isEqualTo(OmnigraphCli.LOST_PRECONDITION);
         assertThat(lost.err()).startsWith("error[precondition_failure]: ");
@@ -185,23 +168,23 @@ class CliTest {
     @Test
     void idempotencyKeysMakeMutateAndLoadSafeToRerun() {
         ok("init", "--schema", schema.toString(), root.toString());
-        Run loaded = ok("load", root.toString(), "--data", data.toString(), "--mode", "append", "--idempotency-key", "load-1", "--json");
-        Run reloaded = ok("load", root.toString(), "--data", data.toString(), "--mode", "append", "--idempotency-key", "load-1", "--json");
+        CliRun loaded = ok("load", root.toString(), "--data", data.toString(), "--mode", "append", "--idempotency-key", "load-1", "--json");
+        CliRun reloaded = ok("load", root.toString(), "--data", data.toString(), "--mode", "append", "--idempotency-key", "load-1", "--json");
         assertThat(reloaded.out()).as("an append that would conflict replays instead").isEqualTo(loaded.out());
 
         String[] knows = {"mutate", "knows", root.toString(), "--query", queries.toString(), "--params",
                 "{\"a\":\"Bob\",\"b\":\"Ada\"}", "--idempotency-key", "edge-1"};
-        Run first = ok(knows);
-        Run again = ok(knows);
+        CliRun first = ok(knows);
+        CliRun again = ok(knows);
         assertThat(again.out()).startsWith("replayed (idempotency key already used): knows on main: 0 node(s), 1 edge(s)")
                 .endsWith(first.out());
         assertThat(ok("commit", "list", root.toString(), "--json").json().path("commits")).hasSize(3);
 
-        Run reused = run("mutate", "knows", root.toString(), "--query", queries.toString(), "--params",
+        CliRun reused = run("mutate", "knows", root.toString(), "--query", queries.toString(), "--params",
                 "{\"a\":\"Ada\",\"b\":\"Bob\"}", "--idempotency-key", "edge-1");
         assertThat(reused.code()).as(reused.toString()).isEqualTo(1);
         assertThat(reused.err()).startsWith("error[idempotency_key_reused]: idempotency key 'edge-1'");
-        Run bad = run("mutate", "knows", root.toString(), "--query", queries.toString(), "--params",
+        CliRun bad = run("mutate", "knows", root.toString(), "--query", queries.toString(), "--params",
                 "{\"a\":\"Ada\",\"b\":\"Bob\"}", "--idempotency-key", "");
         assertThat(bad.err()).startsWith("error[bad_request]: idempotency key must be 1 to 255 characters");
     }
@@ -246,10 +229,10 @@ class CliTest {
     @Test
     void serveWithAMissingTokensFileIsAStartupErrorNamingTheFlag() {
         ok("init", "--schema", schema.toString(), root.toString());
-        Run run = run("serve", root.toString(), "--port", "0", "--tokens-file", dir.resolve("absent").toString());
+        CliRun run = run("serve", root.toString(), "--port", "0", "--tokens-file", dir.resolve("absent").toString());
         assertThat(run.code()).as(run.toString()).isEqualTo(1);
         assertThat(run.err()).contains("--tokens-file").contains("no such file").doesNotContain("internal");
-        Run bad = run("serve", root.toString(), "--port", "0", "--max-connections", "0");
+        CliRun bad = run("serve", root.toString(), "--port", "0", "--max-connections", "0");
         assertThat(bad.code()).as(bad.toString()).isEqualTo(1);
         assertThat(bad.err()).contains("--max-connections");
     }
@@ -259,11 +242,11 @@ class CliTest {
     @Test
     void queryInEveryFormat() {
         initAndLoad();
-        Run table = ok("query", "people", root.toString(), "--query", queries.toString());
+        CliRun table = ok("query", "people", root.toString(), "--query", queries.toString());
         assertThat(table.out()).contains("Ada").contains("Bob").contains("(2 rows)");
         assertThat(table.out().lines().findFirst().orElseThrow()).contains("name");
 
-        Run jsonl = ok("query", "people", root.toString(), "--query", queries.toString(), "--format", "jsonl");
+        CliRun jsonl = ok("query", "people", root.toString(), "--query", queries.toString(), "--format", "jsonl");
         assertThat(jsonl.out().lines()).hasSize(3); // the metadata line, then the rows
         assertThat(Json.parse(jsonl.out().lines().skip(1).findFirst().orElseThrow(), "row").toString()).contains("Ada");
 
@@ -271,18 +254,18 @@ class CliTest {
         assertThat(json.path("row_count").asInt()).isEqualTo(2);
         assertThat(json.path("graph_commit_id").asText()).hasSize(26);
 
-        Run csv = ok("query", "people", root.toString(), "--query", queries.toString(), "--format", "csv");
+        CliRun csv = ok("query", "people", root.toString(), "--query", queries.toString(), "--format", "csv");
         assertThat(csv.out().lines()).hasSize(3);
 
         String genesis = ok("commit", "list", root.toString(), "--json").json().path("commits").get(1).path("graph_commit_id").asText();
-        Run past = ok("query", "people", root.toString(), "--query", queries.toString(), "--snapshot", genesis);
+        CliRun past = ok("query", "people", root.toString(), "--query", queries.toString(), "--snapshot", genesis);
         assertThat(past.out()).contains("(0 rows)");
     }
 
     // ---- query budgets ---------------------------------------------------------------------------------------
 
     /** A two-way cross product over 50 people (2,500 rows), with budget flags. */
-    Run cross(String... flags) {
+    CliRun cross(String... flags) {
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("query", "cross", root.toString(),
                 "-e=query cross() { match { $a: Person $b: Person } return { $a.name, $b.name } }"));
         args.addAll(java.util.List.of(flags));
@@ -301,16 +284,16 @@ class CliTest {
         initWithFiftyPeople();
         assertThat(cross().out()).contains("(2500 rows)");
 
-        Run intermediate = cross("--query-max-intermediate-rows", "100");
+        CliRun intermediate = cross("--query-max-intermediate-rows", "100");
         assertThat(intermediate.code()).isEqualTo(1);
         assertThat(intermediate.err()).startsWith("error[resource_limit]: query_intermediate_rows is 101, above the limit of 100");
 
-        Run rows = cross("--query-max-rows", "2499", "--json");
+        CliRun rows = cross("--query-max-rows", "2499", "--json");
         assertThat(rows.code()).isEqualTo(1);
         assertThat(rows.json().path("resource_limit").toString())
                 .isEqualTo("{\"resource\":\"query_result_rows\",\"limit\":2499,\"actual\":2500}");
 
-        Run memory = cross("--query-max-memory", "16KiB");
+        CliRun memory = cross("--query-max-memory", "16KiB");
         assertThat(memory.err()).startsWith("error[resource_limit]: query_memory_bytes is ");
         assertThat(cross("--query-max-memory", "64MiB", "--query-max-rows", "2500").code()).isZero();
     }
@@ -321,7 +304,7 @@ class CliTest {
         // Handles arm failpoints from this property when they open; the CLI opens its own handle per run.
         System.setProperty(Failpoints.PROPERTY, QueryExecutor.SCAN_FAILPOINT + "=delay(600000)");
         try {
-            Run stalled = cross("--query-timeout", "200ms", "--json");
+            CliRun stalled = cross("--query-timeout", "200ms", "--json");
             assertThat(stalled.code()).isEqualTo(1);
             assertThat(stalled.err()).startsWith("error[query_timeout]: query timed out after 200 ms");
             assertThat(stalled.json().path("query_timeout").path("timeout_ms").asLong()).isEqualTo(200);
@@ -358,25 +341,25 @@ class CliTest {
     @Test
     void exportWritesTheLoadFormat() {
         initAndLoad();
-        Run all = ok("export", root.toString());
+        CliRun all = ok("export", root.toString());
         assertThat(all.out().lines()).hasSize(5);
-        Run people = ok("export", root.toString(), "--type", "Person");
+        CliRun people = ok("export", root.toString(), "--type", "Person");
         assertThat(people.out().lines()).hasSize(2).allSatisfy(line -> assertThat(line).contains("\"Person\""));
     }
 
     @Test
     void demoBuildsMutatesAndQueriesAndCanRunTwice() {
         Path demo = dir.resolve("demo");
-        Run first = ok("demo", "--root", demo.toString());
+        CliRun first = ok("demo", "--root", demo.toString());
         assertThat(first.out()).contains("1. init").contains("2. load").contains("3. mutate").contains("4. query")
                 .contains("Ada").contains("Acme").contains("5. snapshot");
-        Run second = ok("demo", "--root", demo.toString());
+        CliRun second = ok("demo", "--root", demo.toString());
         assertThat(second.out()).contains("graph exists");
     }
 
     @Test
     void failpointsAreListedByWriter() {
-        Run run = ok("failpoints");
+        CliRun run = ok("failpoints");
         assertThat(run.out().lines()).contains("# mutation", "# load", "# recovery", "mutation.after_arm",
                 "load.after_commit:<n>", "recovery.after_audit");
     }
@@ -384,7 +367,7 @@ class CliTest {
     @Test
     void repairPreviewsAndRestoresUntrackedDrift() throws Exception {
         initAndLoad();
-        Run clean = ok("repair", root.toString());
+        CliRun clean = ok("repair", root.toString());
         assertThat(clean.out()).contains("no drift");
 
         // A version written to a table outside any tracked write.
@@ -397,26 +380,26 @@ class CliTest {
         stray.put("name", "Stray");
         services.tables().commitStaged(services.tables().stageAppend(pinned, java.util.List.of(stray), java.util.Map.of()).block()).block();
 
-        Run preview = run("repair", root.toString());
+        CliRun preview = run("repair", root.toString());
         assertThat(preview.code()).as(preview.toString()).isEqualTo(OmnigraphCli.ERROR);
         assertThat(preview.out()).contains("node:Person").contains("published " + table.version());
         assertThat(preview.err()).contains("--confirm");
-        Run fixed = ok("repair", root.toString(), "--confirm");
+        CliRun fixed = ok("repair", root.toString(), "--confirm");
         assertThat(fixed.out()).contains("restored");
         assertThat(ok("repair", root.toString()).out()).contains("no drift");
     }
 
     @Test
     void checkTypeChecksEveryQueryWithoutAGraph() throws Exception {
-        Run good = ok("check", "--schema", schema.toString(), "--query", queries.toString());
+        CliRun good = ok("check", "--schema", schema.toString(), "--query", queries.toString());
         assertThat(good.out()).contains("ok     addPerson").contains("ok: schema with 4 table(s)");
         Path broken = Files.writeString(dir.resolve("broken.gq"), HttpFixture.QUERIES
                 + "\nquery bad() { match { $p: Persn } return { $p } }\n");
-        Run bad = run("check", "--schema", schema.toString(), "--query", broken.toString(), "--json");
+        CliRun bad = run("check", "--schema", schema.toString(), "--query", broken.toString(), "--json");
         assertThat(bad.code()).as(bad.toString()).isEqualTo(OmnigraphCli.ERROR);
         assertThat(bad.out()).contains("\"name\":\"bad\"").contains("\"ok\":false").contains("T1");
         Path badSchema = Files.writeString(dir.resolve("bad.pg"), "node A { x: Nope }");
-        Run invalid = run("check", "--schema", badSchema.toString());
+        CliRun invalid = run("check", "--schema", badSchema.toString());
         assertThat(invalid.code()).isEqualTo(OmnigraphCli.ERROR);
         assertThat(invalid.err()).contains("error[parse_error]");
         assertThat(root).doesNotExist();
@@ -437,19 +420,19 @@ class CliTest {
         Files.writeString(big, lines);
 
         ok("init", "--schema", schema.toString(), root.toString());
-        Run overwrite = ok("load", root.toString(), "--data", big.toString(), "--mode", "overwrite");
+        CliRun overwrite = ok("load", root.toString(), "--data", big.toString(), "--mode", "overwrite");
         assertThat(overwrite.out()).contains("60000 node(s) and 40000 edge(s)");
         assertThat(ok("snapshot", root.toString()).out()).containsPattern("Person\\s+\\d+\\s+60000")
                 .containsPattern("Knows\\s+\\d+\\s+40000");
 
         Path chunked = dir.resolve("chunked");
         ok("init", "--schema", schema.toString(), chunked.toString());
-        Run merged = ok("load", chunked.toString(), "--data", big.toString(), "--mode", "merge", "--chunk-size", "8192");
+        CliRun merged = ok("load", chunked.toString(), "--data", big.toString(), "--mode", "merge", "--chunk-size", "8192");
         assertThat(merged.out()).contains("loaded 100000 line(s) in 13 commit(s)").contains("chunk 13 (lines 98305-100000)");
         assertThat(ok("snapshot", chunked.toString()).out()).containsPattern("Person\\s+\\d+\\s+60000")
                 .containsPattern("Knows\\s+\\d+\\s+40000");
         assertThat(ok("commit", "list", chunked.toString()).out().lines().filter(l -> l.contains("load:merge"))).hasSize(13);
-        Run refused = run("load", chunked.toString(), "--data", big.toString(), "--mode", "overwrite", "--chunk-size", "10");
+        CliRun refused = run("load", chunked.toString(), "--data", big.toString(), "--mode", "overwrite", "--chunk-size", "10");
         assertThat(refused.code()).isEqualTo(OmnigraphCli.ERROR);
     }
 }

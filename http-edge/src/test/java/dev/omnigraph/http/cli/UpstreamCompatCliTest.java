@@ -15,9 +15,6 @@ import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.testing.StorageFixture;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -35,12 +32,6 @@ class UpstreamCompatCliTest {
     Path queries;
     Path root;
 
-    record Run(int code, String out, String err) {
-        JsonNode json() {
-            return Json.parse(out, "stdout");
-        }
-    }
-
     @BeforeEach
     void setUp() throws Exception {
         services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
@@ -54,21 +45,15 @@ class UpstreamCompatCliTest {
         services.tables().close();
     }
 
-    Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = OmnigraphCli.run(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), services, args);
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    CliRun run(String... args) {
+        return CliRun.run(services, args);
     }
 
-    Run ok(String... args) {
-        Run run = run(args);
-        assertThat(run.code()).as(run.toString()).isZero();
-        return run;
+    CliRun ok(String... args) {
+        return CliRun.ok(services, args);
     }
 
-    Run load() throws Exception {
+    CliRun load() throws Exception {
         return ok("load", root.toString(), "--data", Files.writeString(dir.resolve("d.jsonl"), DATA).toString(),
                 "--mode", "append", "--json");
     }
@@ -108,7 +93,7 @@ class UpstreamCompatCliTest {
         JsonNode out = ok("mutate", "insertThenUpdate", root.toString(), "--query", queries.toString(),
                 "--params", "{\"n\":\"Ada\"}", "--json").json();
         assertThat(out.path("affected_nodes").asLong()).isEqualTo(2);
-        Run bad = run("mutate", "setStatus", root.toString(), "--query", queries.toString(),
+        CliRun bad = run("mutate", "setStatus", root.toString(), "--query", queries.toString(),
                 "--params", "{\"name\":\"Ada\",\"s\":\"gone\"}", "--json");
         assertThat(bad.code()).isEqualTo(1);
         assertThat(bad.err()).startsWith("error[validation_error]: ");
@@ -126,7 +111,7 @@ class UpstreamCompatCliTest {
         graph.failpoints().disarm("mutation.after_commit:1");
         graph.failpoints().disarm("recovery.before_plan_write");
         assertThat(graph.pendingSidecars().collectList().block()).hasSize(1);
-        Run repair = run("repair", root.toString());
+        CliRun repair = run("repair", root.toString());
         assertThat(repair.code()).isEqualTo(1);
         assertThat(repair.err()).contains("omnigraph recovery run");
 
