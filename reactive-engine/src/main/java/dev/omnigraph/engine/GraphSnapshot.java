@@ -11,6 +11,7 @@ import java.util.Optional;
 public record GraphSnapshot(String branch, long manifestVersion, Optional<String> graphCommitId, List<TableInfo> tables,
                             ManifestState manifest) {
 
+    /** The pin of table {@code tableKey} (e.g. {@code node:Person}) in this snapshot, if the graph has it. */
     public Optional<TableInfo> table(String tableKey) {
         return tables.stream().filter(table -> table.tableKey().equals(tableKey)).findFirst();
     }

@@ -16,18 +16,22 @@ public record LoadOptions(Set<String> overwriteTypes, Optional<String> actorId, 
         overwriteTypes = Set.copyOf(overwriteTypes);
     }
 
+    /** Options without an idempotency key. */
     public LoadOptions(Set<String> overwriteTypes, Optional<String> actorId, Optional<String> ifGraphCommit) {
         this(overwriteTypes, actorId, ifGraphCommit, Optional.empty());
     }
 
+    /** The same options, recording {@code actor} as the commit's actor. */
     public LoadOptions actor(String actor) {
         return new LoadOptions(overwriteTypes, Optional.of(actor), ifGraphCommit, idempotencyKey);
     }
 
+    /** The same options, failing with {@code PreconditionFailed} unless the branch head is {@code commitId}. */
     public LoadOptions ifGraphCommit(String commitId) {
         return new LoadOptions(overwriteTypes, actorId, Optional.of(commitId), idempotencyKey);
     }
 
+    /** The same options, with {@code types} an {@code OVERWRITE} load empties even when no record names them. */
     public LoadOptions emptying(Set<String> types) {
         return new LoadOptions(types, actorId, ifGraphCommit, idempotencyKey);
     }

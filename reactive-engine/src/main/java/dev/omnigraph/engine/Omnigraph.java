@@ -137,6 +137,7 @@ public final class Omnigraph implements AutoCloseable {
 
     // ---- open ----------------------------------------------------------------------------------------------
 
+    /** Opens the graph at {@code root} in {@code mode}, on the shared storage services. */
     public static Mono<Omnigraph> open(Path root, OpenMode mode) {
         return open(StorageServices.shared(), root, mode);
     }
@@ -214,18 +215,22 @@ public final class Omnigraph implements AutoCloseable {
 
     // ---- reads ---------------------------------------------------------------------------------------------
 
+    /** The canonical root directory of this graph (absolute, symlinks resolved). */
     public Path root() {
         return root;
     }
 
+    /** Whether this handle may write. */
     public OpenMode mode() {
         return mode;
     }
 
+    /** The compiled schema the graph was opened with (types, properties, keys). */
     public Catalog catalog() {
         return schema.catalog();
     }
 
+    /** The accepted {@code .pg} source of the graph's schema. */
     public String schemaSource() {
         return schema.source();
     }
@@ -318,6 +323,7 @@ public final class Omnigraph implements AutoCloseable {
         });
     }
 
+    /** Commit {@code commitId}; {@code NotFound} when the graph has no such commit. */
     public Mono<GraphCommit> commit(String commitId) {
         return Mono.defer(() -> {
             ValidText.require("commit id", commitId);
@@ -410,6 +416,7 @@ public final class Omnigraph implements AutoCloseable {
         return limits;
     }
 
+    /** Sets the per-commit input limits of this handle's later writes; returns this handle. */
     public Omnigraph withLimits(WriteLimits newLimits) {
         this.limits = newLimits;
         return this;
@@ -420,6 +427,7 @@ public final class Omnigraph implements AutoCloseable {
         return queryLimits;
     }
 
+    /** Sets the budget of this handle's later queries; returns this handle. */
     public Omnigraph withQueryLimits(QueryLimits newLimits) {
         this.queryLimits = java.util.Objects.requireNonNull(newLimits, "query limits");
         return this;
@@ -430,6 +438,7 @@ public final class Omnigraph implements AutoCloseable {
         return idempotency;
     }
 
+    /** Sets how long this handle's writes remember idempotency keys; returns this handle. */
     public Omnigraph withIdempotency(IdempotencySettings settings) {
         this.idempotency = java.util.Objects.requireNonNull(settings, "settings");
         return this;

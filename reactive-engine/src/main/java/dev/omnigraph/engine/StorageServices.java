@@ -28,10 +28,12 @@ public record StorageServices(StorageScheduler scheduler, TableStorage tables, U
         Objects.requireNonNull(objectStores, "objectStores");
     }
 
+    /** Services whose object stores are not wrapped. */
     public StorageServices(StorageScheduler scheduler, TableStorage tables) {
         this(scheduler, tables, UnaryOperator.identity());
     }
 
+    /** A private instance with its own storage scheduler over Lance; close it after every graph using it. */
     public static StorageServices create() {
         StorageScheduler scheduler = StorageScheduler.create();
         return new StorageServices(scheduler, new LanceTableStorage(scheduler));
@@ -47,10 +49,12 @@ public record StorageServices(StorageScheduler scheduler, TableStorage tables, U
         return new StorageServices(scheduler, tables, decorator);
     }
 
+    /** The small-file store of graph root {@code root} (internal: the engine's own plumbing). */
     public ObjectStore objectStore(Path root) {
         return objectStores.apply(new LocalObjectStore(root, scheduler));
     }
 
+    /** Closes the table storage and the scheduler; graphs still using them fail afterwards. */
     @Override
     public void close() {
         tables.close();

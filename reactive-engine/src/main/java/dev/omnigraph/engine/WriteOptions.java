@@ -9,14 +9,17 @@ import java.util.Optional;
 public record WriteOptions(Optional<String> actorId, Optional<String> ifGraphCommit, Optional<String> idempotencyKey) {
     public static final WriteOptions DEFAULT = new WriteOptions(Optional.empty(), Optional.empty(), Optional.empty());
 
+    /** Options without an idempotency key. */
     public WriteOptions(Optional<String> actorId, Optional<String> ifGraphCommit) {
         this(actorId, ifGraphCommit, Optional.empty());
     }
 
+    /** The same options, recording {@code actor} as the commit's actor. */
     public WriteOptions actor(String actor) {
         return new WriteOptions(Optional.of(actor), ifGraphCommit, idempotencyKey);
     }
 
+    /** The same options, failing with {@code PreconditionFailed} unless the branch head is {@code commitId}. */
     public WriteOptions ifGraphCommit(String commitId) {
         return new WriteOptions(actorId, Optional.of(commitId), idempotencyKey);
     }

@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /** Turns caller-supplied parameter values (as Jackson delivers them from JSON, or engine values) into {@link BoundParams}. */
-public final class ParamBinder {
+final class ParamBinder {
     private ParamBinder() {}
 
     /**

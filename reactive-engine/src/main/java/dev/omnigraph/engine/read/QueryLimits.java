@@ -40,18 +40,22 @@ public record QueryLimits(long maxIntermediateRows, long maxResultRows, long max
         }
     }
 
+    /** The same budget with at most {@code rows} partial solutions per match step. */
     public QueryLimits withMaxIntermediateRows(long rows) {
         return new QueryLimits(rows, maxResultRows, maxMemoryBytes, timeout);
     }
 
+    /** The same budget with at most {@code rows} result rows. */
     public QueryLimits withMaxResultRows(long rows) {
         return new QueryLimits(maxIntermediateRows, rows, maxMemoryBytes, timeout);
     }
 
+    /** The same budget with at most {@code bytes} of estimated materialised heap. */
     public QueryLimits withMaxMemoryBytes(long bytes) {
         return new QueryLimits(maxIntermediateRows, maxResultRows, bytes, timeout);
     }
 
+    /** The same budget with {@code newTimeout} from first demand to last row. */
     public QueryLimits withTimeout(Duration newTimeout) {
         return new QueryLimits(maxIntermediateRows, maxResultRows, maxMemoryBytes, newTimeout);
     }

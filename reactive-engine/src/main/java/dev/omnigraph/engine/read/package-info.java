@@ -1,5 +1,8 @@
 /**
- * Read queries and export on pinned snapshots.
+ * Read queries and export on pinned snapshots. <b>Internal</b>, except {@link dev.omnigraph.engine.read.QueryLimits},
+ * which is public API (the budget a caller passes to {@code Omnigraph.query}). {@link
+ * dev.omnigraph.engine.read.QueryResult} is the executor's answer, which the facade hands out as
+ * {@code QueryOutput}; use that.
  *
  * <p>{@link dev.omnigraph.engine.read.QueryExecutor} runs a checked {@code ReadPlan} against one
  * {@code ManifestState}; {@link dev.omnigraph.engine.read.GraphExporter} streams a state as load-format NDJSON.

@@ -11,7 +11,7 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /** Physical Arrow schemas of node and edge datasets (storage-layout §3). */
-public final class ArrowSchemas {
+final class ArrowSchemas {
     /** Lance reads this field metadata as "this column is the (unenforced) primary key"; set at create, immutable. */
     public static final String PRIMARY_KEY_METADATA = "lance-schema:unenforced-primary-key";
     /** Lifetime identity of a user column; survives renames. */

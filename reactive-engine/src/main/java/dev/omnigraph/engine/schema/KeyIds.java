@@ -23,7 +23,7 @@ import java.util.Map;
  * {@code "0"}. This is the spelling Rust's {@code Display} gives the same values, which the original engine uses.
  * NaN, infinities, nulls, lists and vectors are rejected with {@link ValidationError}.
  */
-public final class KeyIds {
+final class KeyIds {
     private KeyIds() {}
 
     /**

@@ -18,6 +18,7 @@ public record WriteOutcome(Optional<GraphCommit> commit, long affectedNodes, lon
         entitiesByTable = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(entitiesByTable));
     }
 
+    /** An outcome of a write that ran now (not a replay). */
     public WriteOutcome(Optional<GraphCommit> commit, long affectedNodes, long affectedEdges,
                         SortedMap<String, Long> entitiesByTable) {
         this(commit, affectedNodes, affectedEdges, entitiesByTable, false);

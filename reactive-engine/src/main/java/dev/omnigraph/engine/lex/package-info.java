@@ -1,0 +1,5 @@
+/**
+ * Lexing shared by the {@code .pg} and {@code .gq} compilers. <b>Internal</b>: public only so the
+ * {@code schema} and {@code query} packages can share it.
+ */
+package dev.omnigraph.engine.lex;

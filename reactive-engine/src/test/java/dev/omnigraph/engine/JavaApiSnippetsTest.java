@@ -1,0 +1,218 @@
+package dev.omnigraph.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.omnigraph.engine.load.LoadMode;
+import dev.omnigraph.engine.read.QueryLimits;
+import dev.omnigraph.engine.write.WriteOutcome;
+import dev.omnigraph.storage.Failpoints;
+import dev.omnigraph.storage.error.ErrorCode;
+import dev.omnigraph.storage.error.KeyConflict;
+import dev.omnigraph.storage.error.OmnigraphException;
+import dev.omnigraph.storage.error.PreconditionFailed;
+import dev.omnigraph.storage.error.ResourceLimitExceeded;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+/**
+ * The snippets of {@code docs/java-api.md}, each between {@code tag::name[]} and {@code end::name[]} markers and
+ * run here against real Lance in a temp dir. {@link JavaApiDocTest} checks the page quotes them verbatim.
+ */
+class JavaApiSnippetsTest {
+    static final String SCHEMA = """
+            node Person {
+                name: String @key
+                age: I32?
+            }
+            edge Knows: Person -> Person
+            """;
+    static final String QUERIES = """
+            query addPerson($name: String, $age: I32) { insert Person { name: $name, age: $age } }
+            query people() { match { $p: Person } return { $p.name } order { $p.name } }
+            """;
+    static final Duration WAIT = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+    StorageServices services;
+    Omnigraph graph;
+
+    @BeforeEach
+    void setUp() {
+        services = EngineFixture.services();
+        graph = Omnigraph.init(services, dir.resolve("seed"), SCHEMA).block(WAIT);
+    }
+
+    @AfterEach
+    void tearDown() {
+        graph.close();
+        EngineFixture.close(services);
+    }
+
+    @Test
+    void initAndOpen() {
+        Path root = dir.resolve("graph");
+        // tag::init[]
+        Omnigraph created = Omnigraph.init(services, root, SCHEMA).block();
+        created.close(); // gives back this handle's share of the writer lock
+
+        Omnigraph reader = Omnigraph.open(services, root, OpenMode.READ_ONLY).block();
+        assertThat(reader.catalog().node("Person")).isPresent();
+        reader.close();
+        // end::init[]
+    }
+
+    @Test
+    void mutateWithParams() {
+        // tag::mutate[]
+        Mono<WriteOutcome> write = graph.mutate("main", QUERIES, "addPerson",
+                Map.of("name", "Ada", "age", 36), WriteOptions.DEFAULT.actor("docs"));
+
+        StepVerifier.create(write)
+                .assertNext(outcome -> {
+                    assertThat(outcome.commit()).isPresent();
+                    assertThat(outcome.affectedNodes()).isEqualTo(1);
+                    assertThat(outcome.byType("node")).containsEntry("Person", 1L);
+                })
+                .verifyComplete();
+        // end::mutate[]
+    }
+
+    @Test
+    void loadNdjson() {
+        // tag::load[]
+        Flux<ByteBuffer> ndjson = Flux.just(
+                        "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":36}}\n",
+                        "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}\n")
+                .map(line -> ByteBuffer.wrap(line.getBytes(StandardCharsets.UTF_8)));
+
+        WriteOutcome loaded = graph.load("main", LoadMode.MERGE, ndjson, LoadOptions.DEFAULT).block();
+        assertThat(loaded.byType("node")).containsEntry("Person", 2L);
+        // end::load[]
+    }
+
+    @Test
+    void queryWithBackpressure() {
+        addPeople("Ada", "Bob", "Cy");
+        // tag::query[]
+        QueryOutput output = graph.query(ReadTarget.main(), QUERIES, "people", Map.of()).block();
+        assertThat(output.columns()).extracting(QueryOutput.Column::name).containsExactly("p.name");
+
+        StepVerifier.create(output.rows(), 1)   // ask for one row at a time
+                .expectNext(List.of("Ada"))
+                .thenRequest(2)
+                .expectNext(List.of("Bob"), List.of("Cy"))
+                .verifyComplete();
+        // end::query[]
+    }
+
+    @Test
+    void timeTravel() {
+        addPeople("Ada");
+        // tag::time-travel[]
+        String before = graph.snapshot(ReadTarget.main()).block().graphCommitId().orElseThrow();
+        addPeople("Bob");
+
+        QueryOutput then = graph.query(ReadTarget.commit(before), QUERIES, "people", Map.of()).block();
+        StepVerifier.create(then.rows()).expectNext(List.of("Ada")).verifyComplete();
+        // end::time-travel[]
+    }
+
+    @Test
+    void conditionalWrite() {
+        addPeople("Ada");
+        // tag::if-graph-commit[]
+        QueryOutput read = graph.query(ReadTarget.main(), QUERIES, "people", Map.of()).block();
+        String seen = read.graphCommitId().orElseThrow();
+        addPeople("Bob"); // someone else moves main meanwhile
+
+        Mono<WriteOutcome> guarded = graph.mutate("main", QUERIES, "addPerson", Map.of("name", "Cy", "age", 3),
+                WriteOptions.DEFAULT.ifGraphCommit(seen));
+        StepVerifier.create(guarded)
+                .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(PreconditionFailed.class)
+                        .extracting(e -> ((OmnigraphException) e).code()).isEqualTo(ErrorCode.PRECONDITION_FAILURE))
+                .verify();
+        // end::if-graph-commit[]
+    }
+
+    @Test
+    void idempotencyKey() {
+        // tag::idempotency[]
+        WriteOptions once = WriteOptions.DEFAULT.idempotencyKey("order-4711");
+        WriteOutcome first = graph.mutate("main", QUERIES, "addPerson", Map.of("name", "Ada", "age", 36), once).block();
+        WriteOutcome retry = graph.mutate("main", QUERIES, "addPerson", Map.of("name", "Ada", "age", 36), once).block();
+
+        assertThat(retry.replayed()).isTrue();
+        assertThat(retry.commit()).isEqualTo(first.commit()); // one commit, the same answer twice
+        // end::idempotency[]
+    }
+
+    @Test
+    void cancellationBeforeArming() {
+        // tag::cancel[]
+        Failpoints.Parked parked = graph.failpoints().park("mutation.after_gates");
+        Failpoints.Parked settled = graph.failpoints().park("mutation.after_attempt");
+        Disposable write = graph.mutate("main", QUERIES, "addPerson", Map.of("name", "Ada", "age", 36),
+                WriteOptions.DEFAULT).subscribe();
+        parked.awaitReached();   // the write holds its gates but has not armed its commit
+        write.dispose();         // cancel
+        parked.release();
+        settled.awaitReached();  // the detached attempt has ended and released everything
+        settled.release();
+
+        StepVerifier.create(graph.query(ReadTarget.main(), QUERIES, "people", Map.of())
+                        .flatMapMany(QueryOutput::rows))
+                .verifyComplete(); // nothing visible
+        // end::cancel[]
+        graph.failpoints().disarm("mutation.after_gates");
+        graph.failpoints().disarm("mutation.after_attempt");
+    }
+
+    @Test
+    void queryBudget() {
+        addPeople("Ada", "Bob", "Cy");
+        // tag::limits[]
+        QueryLimits tight = QueryLimits.DEFAULT.withMaxResultRows(2).withTimeout(Duration.ofSeconds(5));
+        Flux<List<Object>> rows = graph.query(ReadTarget.main(), QUERIES, "people", Map.of(), tight)
+                .flatMapMany(QueryOutput::rows);
+
+        StepVerifier.create(rows)   // three people, a budget of two rows: the ordered result fails whole
+                .expectError(ResourceLimitExceeded.class)
+                .verify();
+        // end::limits[]
+    }
+
+    @Test
+    void typedErrors() {
+        addPeople("Ada");
+        // tag::errors[]
+        Mono<String> answer = graph.load("main", LoadMode.APPEND,
+                        Flux.just(ByteBuffer.wrap("{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+                                .getBytes(StandardCharsets.UTF_8))), LoadOptions.DEFAULT)
+                .map(outcome -> "loaded")
+                .onErrorResume(KeyConflict.class, conflict -> Mono.just("already there"))
+                .onErrorResume(OmnigraphException.class, other -> Mono.just(other.code().wireName()));
+
+        StepVerifier.create(answer).expectNext("already there").verifyComplete();
+        // end::errors[]
+    }
+
+    private void addPeople(String... names) {
+        for (String name : names) {
+            graph.mutate("main", QUERIES, "addPerson", Map.of("name", name, "age", 30), WriteOptions.DEFAULT)
+                    .block(WAIT);
+        }
+    }
+}
