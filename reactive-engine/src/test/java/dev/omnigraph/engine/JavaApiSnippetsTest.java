@@ -166,10 +166,10 @@ class JavaApiSnippetsTest {
         Failpoints.Parked settled = graph.failpoints().park("mutation.after_attempt");
         Disposable write = graph.mutate("main", QUERIES, "addPerson", Map.of("name", "Ada", "age", 36),
                 WriteOptions.DEFAULT).subscribe();
-        parked.awaitReached();   // the write holds its gates but has not armed its commit
+        parked.reached().block();   // the write holds its gates but has not armed its commit
         write.dispose();         // cancel
         parked.release();
-        settled.awaitReached();  // the detached attempt has ended and released everything
+        settled.reached().block();  // the detached attempt has ended and released everything
         settled.release();
 
         StepVerifier.create(graph.query(ReadTarget.main(), QUERIES, "people", Map.of())

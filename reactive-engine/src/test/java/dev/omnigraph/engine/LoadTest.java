@@ -212,10 +212,10 @@ class LoadTest {
         Failpoints.Parked parked = graph.failpoints().park("load.after_gates");
         Failpoints.Parked settled = graph.failpoints().park("load.after_attempt");
         Disposable write = graph.load("main", LoadMode.APPEND, ndjson(PEOPLE), LoadOptions.DEFAULT).subscribe();
-        parked.awaitReached();
+        parked.reached().block();
         write.dispose();
         parked.release();
-        settled.awaitReached(); // the detached write ended: gates released, staged work discarded
+        settled.reached().block(); // the detached write ended: gates released, staged work discarded
         settled.release();
         graph.failpoints().disarm("load.after_gates");
         graph.failpoints().disarm("load.after_attempt");
@@ -230,11 +230,11 @@ class LoadTest {
         Failpoints.Parked parked = graph.failpoints().park("load.after_arm");
         Failpoints.Parked settled = graph.failpoints().park("load.after_attempt");
         Disposable write = graph.load("main", LoadMode.APPEND, ndjson(PEOPLE), LoadOptions.DEFAULT).subscribe();
-        parked.awaitReached();
+        parked.reached().block();
         assertThat(graph.sidecars().list().collectList().block()).hasSize(1);
         write.dispose();
         parked.release();
-        settled.awaitReached(); // the detached write ended: gates released, staged work discarded
+        settled.reached().block(); // the detached write ended: gates released, staged work discarded
         settled.release();
         graph.failpoints().disarm("load.after_arm");
         graph.failpoints().disarm("load.after_attempt");

@@ -271,10 +271,10 @@ class MutationTest {
             Failpoints.Parked parked = graph.failpoints().park(point);
             Failpoints.Parked settled = graph.failpoints().park("mutation.after_attempt");
             Disposable write = run("addNote", "text", "x").subscribe();
-            parked.awaitReached();
+            parked.reached().block();
             write.dispose();
             parked.release();
-            settled.awaitReached(); // the detached write ended: gates released, staged work discarded
+            settled.reached().block(); // the detached write ended: gates released, staged work discarded
             settled.release();
             graph.failpoints().disarm(point);
             graph.failpoints().disarm("mutation.after_attempt");
@@ -292,10 +292,10 @@ class MutationTest {
             Failpoints.Parked parked = graph.failpoints().park(point);
             Failpoints.Parked settled = graph.failpoints().park("mutation.after_attempt");
             Disposable write = run("addNote", "text", point).subscribe();
-            parked.awaitReached();
+            parked.reached().block();
             write.dispose();
             parked.release();
-            settled.awaitReached(); // the detached write ended: gates released, staged work discarded
+            settled.reached().block(); // the detached write ended: gates released, staged work discarded
             settled.release();
             graph.failpoints().disarm(point);
             graph.failpoints().disarm("mutation.after_attempt");

@@ -150,11 +150,11 @@ public final class Failpoints {
     }
 
     /**
-     * A test's handle on a parked failpoint: {@link #awaitReached()} returns once a write is parked there,
+     * A test's handle on a parked failpoint: {@link #reached()} completes once a write is parked there,
      * {@link #release()} lets every parked (and later) write through.
      */
     public static final class Parked {
-        /** How long {@link #awaitReached()} waits before failing the test instead of hanging it. */
+        /** How long {@link #reached()} waits before failing the test instead of hanging it. */
         public static final Duration REACH_TIMEOUT = Duration.ofSeconds(60);
 
         private final String name;
@@ -175,15 +175,13 @@ public final class Failpoints {
             });
         }
 
-        /** Completes when the first write reached the point. */
+        /**
+         * Completes when the first write reached the point; fails after {@link #REACH_TIMEOUT} naming the point.
+         * Non-blocking; the test thread is the one that waits on it.
+         */
         public Mono<Void> reached() {
-            return reached.asMono();
-        }
-
-        /** Blocks the calling (test) thread until a write is parked here; fails after {@link #REACH_TIMEOUT}. */
-        public void awaitReached() {
-            reached.asMono().timeout(REACH_TIMEOUT, Mono.error(() -> new IllegalStateException(
-                    "no write reached failpoint " + name + " within " + REACH_TIMEOUT))).block();
+            return reached.asMono().timeout(REACH_TIMEOUT, Mono.error(() -> new IllegalStateException(
+                    "no write reached failpoint " + name + " within " + REACH_TIMEOUT)));
         }
 
         /** Whether a write has reached the point (without waiting). */

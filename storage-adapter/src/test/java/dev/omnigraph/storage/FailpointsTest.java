@@ -28,7 +28,7 @@ class FailpointsTest {
                 .flatMap(i -> Mono.just(i).publishOn(Schedulers.parallel())
                         .flatMap(x -> points.hit("w.after_arm").then(Mono.fromRunnable(through::countDown))), arrivals)
                 .subscribe();
-        parked.awaitReached();
+        parked.reached().block();
         assertThat(parked.isReached()).isTrue();
         // The parallel workers are free while the arrivals are parked.
         StepVerifier.create(Mono.fromCallable(() -> "free").subscribeOn(Schedulers.parallel()))

@@ -128,7 +128,9 @@ final class ServeCommand implements Callable<Integer> {
             out.println("stop: Ctrl-C (in-flight requests finish first)");
         }
         out.flush();
-        Thread hook = new Thread(server::close, "omnigraph-shutdown");
+        // The CLI's own threads (main, the JVM's shutdown hook) may wait; the server itself never blocks.
+        Runnable stop = () -> server.shutdown().block(server.shutdownBound());
+        Thread hook = new Thread(stop, "omnigraph-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             server.onTerminated().block();
@@ -136,7 +138,7 @@ final class ServeCommand implements Callable<Integer> {
             // Interrupted while waiting (embedding, tests): clear the flag so the graceful shutdown can wait.
             Thread.interrupted();
         } finally {
-            server.close();
+            stop.run();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException alreadyShuttingDown) {

@@ -30,7 +30,7 @@ import reactor.netty.http.server.HttpServerResponse;
  * composed into the response, so no event-loop thread ever waits. {@link #shutdown()} stops accepting, lets the
  * requests in flight finish (bounded by the grace period), then closes the connections and the graph handles.
  */
-public final class OmnigraphServer implements AutoCloseable {
+public final class OmnigraphServer {
     private static final Logger LOG = LoggerFactory.getLogger(OmnigraphServer.class);
     public static final String LOOPBACK = "127.0.0.1";
     private static final java.util.regex.Pattern IPV4_LOOPBACK =
@@ -203,6 +203,11 @@ public final class OmnigraphServer implements AutoCloseable {
         return terminated.asMono();
     }
 
+    /** How long {@link #shutdown()} can take: the grace period, then closing connections and graph handles. */
+    public java.time.Duration shutdownBound() {
+        return config.limits().shutdownGrace().plusSeconds(10);
+    }
+
     /**
      * Graceful shutdown: refuse new requests (503 with {@code Connection: close}), stop accepting connections,
      * wait for in-flight requests up to the grace period, then close every connection and graph handle.
@@ -226,12 +231,6 @@ public final class OmnigraphServer implements AutoCloseable {
                     .then(registry.closeAll())
                     .doFinally(signal -> terminated.tryEmitEmpty());
         });
-    }
-
-    /** Shuts down and waits for it (blocking: not for event-loop threads). */
-    @Override
-    public void close() {
-        shutdown().block(config.limits().shutdownGrace().plusSeconds(10));
     }
 
     /** A JSON rendering of the served configuration, for start-up banners. */

@@ -88,7 +88,7 @@ class AuthAndShutdownTest {
         Mono<Reply> write = http.sendAsync(HttpMethod.POST, "/graphs/g/mutate", Map.of("Content-Type", "application/json"),
                 HttpFixture.text(Json.text(mutation("addPerson", "{\"name\":\"Slow\"}")))).cache();
         write.subscribe();
-        parked.awaitReached(); // the request was counted on arrival and its write is now parked
+        parked.reached().block(); // the request was counted on arrival and its write is now parked
         assertThat(http.server.inFlight()).isEqualTo(1);
 
         String url = http.server.baseUrl();

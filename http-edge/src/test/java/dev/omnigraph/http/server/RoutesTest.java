@@ -304,7 +304,7 @@ class RoutesTest {
 
     @Test
     void singleGraphServesTheSameRoutesAtTheRoot() {
-        http.server.close();
+        http.server.shutdown().block(http.server.shutdownBound());
         http.start(dir.resolve("social"));
         assertThat(http.server.singleGraphId()).contains("social");
         load("social", "append", PEOPLE);

@@ -138,7 +138,7 @@ public final class HttpFixture {
     /** Shuts the server down and closes the leak-checked table storage (the scheduler is shared per JVM). */
     public void close() {
         try {
-            if (server != null) server.close();
+            if (server != null) server.shutdown().block(server.shutdownBound());
         } finally {
             services.tables().close();
         }
