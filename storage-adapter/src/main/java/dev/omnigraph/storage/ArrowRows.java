@@ -139,10 +139,10 @@ public final class ArrowRows {
 
     /** UTF-8 of {@code text}; NUL or a lone surrogate (which getBytes would turn into '?') is refused. */
     private static byte[] encodable(String table, ValueVector vector, String text, Map<String, Object> row) {
-        int bad = NativeText.firstInvalid(text);
-        if (bad >= 0) {
+        String problem = ValidText.problem(text);
+        if (problem != null) {
             throw new ValidationError(table, vector.getName(), idOf(row), "column '" + vector.getName() + "' of " + table
-                    + " contains " + NativeText.describe(text, bad) + " at index " + bad);
+                    + " " + problem);
         }
         return text.getBytes(StandardCharsets.UTF_8);
     }

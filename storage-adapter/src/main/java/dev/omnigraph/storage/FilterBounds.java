@@ -25,8 +25,8 @@ public final class FilterBounds {
         if (filter.length() > MAX_CHARS) {
             throw new ResourceLimitExceeded("filter length", MAX_CHARS, filter.length(), "narrow the query");
         }
-        NativeText.requireValid(filter, "filter");
-        if (NativeText.hasSupplementary(filter)) {
+        ValidText.require("filter", filter);
+        if (ValidText.hasSupplementary(filter)) {
             throw new BadRequest("filter holds a character outside the Basic Multilingual Plane outside a literal built"
                     + " by SqlLiterals.quote");
         }

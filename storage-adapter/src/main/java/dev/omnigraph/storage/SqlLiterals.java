@@ -54,8 +54,8 @@ public final class SqlLiterals {
      * {@link BadRequest}.
      */
     public static String quote(String value) {
-        NativeText.requireValid(value, "filter value");
-        if (!NativeText.hasSupplementary(value)) {
+        ValidText.require("filter value", value);
+        if (!ValidText.hasSupplementary(value)) {
             return "'" + value.replace("'", "''") + "'";
         }
         StringBuilder hex = new StringBuilder("CAST(X'");

@@ -34,6 +34,14 @@ public final class ValidText {
         return -1;
     }
 
+    /** Whether {@code text} holds a character outside the Basic Multilingual Plane (a surrogate pair). */
+    static boolean hasSupplementary(CharSequence text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (Character.isSurrogate(text.charAt(i))) return true;
+        }
+        return false;
+    }
+
     public static boolean isValid(CharSequence text) {
         return firstInvalid(text) < 0;
     }
