@@ -137,22 +137,19 @@ final class Exchange {
      * other connection of that loop.
      */
     Mono<JsonNode> jsonBody(boolean optional) {
-        return Mono.defer(() -> {
-            requireContentType(Set.of(JSON), "application/json");
-            return aggregate(limits.bodyBytes()).publishOn(Schedulers.parallel()).map(bytes -> {
-                if (bytes.length == 0 && optional) return Json.object();
-                JsonNode node = Json.parse(bytes, "request body");
-                if (!node.isObject()) throw HttpProblem.badRequest("the request body must be a JSON object");
-                return node;
-            });
-        });
+        return jsonObject(limits.bodyBytes(), optional);
     }
 
-    /** A JSON body that may carry up to the load limit (the {@code /load} envelope). */
+    /** A JSON body that may carry up to the load limit (the {@code /load} envelope); parsed as {@link #jsonBody}. */
     Mono<JsonNode> loadEnvelope() {
+        return jsonObject(limits.loadBodyBytes(), false);
+    }
+
+    private Mono<JsonNode> jsonObject(long limit, boolean optional) {
         return Mono.defer(() -> {
             requireContentType(Set.of(JSON), "application/json");
-            return aggregate(limits.loadBodyBytes()).publishOn(Schedulers.parallel()).map(bytes -> {
+            return aggregate(limit).publishOn(Schedulers.parallel()).map(bytes -> {
+                if (bytes.length == 0 && optional) return Json.object();
                 JsonNode node = Json.parse(bytes, "request body");
                 if (!node.isObject()) throw HttpProblem.badRequest("the request body must be a JSON object");
                 return node;

@@ -7,10 +7,6 @@ import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.http.testing.HttpFixture;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.storage.testing.StorageFixture;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,11 +23,7 @@ class CliFilterTest {
     @BeforeEach
     void setUp() throws Exception {
         services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
-        root = dir.resolve("graph");
-        Path schema = Files.writeString(dir.resolve("social.pg"), HttpFixture.SCHEMA);
-        Path data = Files.writeString(dir.resolve("people.jsonl"), HttpFixture.PEOPLE);
-        ok("init", "--schema", schema.toString(), root.toString());
-        ok("load", root.toString(), "--data", data.toString(), "--mode", "append");
+        root = CliRun.seededGraph(services, dir);
     }
 
     @AfterEach
@@ -40,12 +32,7 @@ class CliFilterTest {
     }
 
     private String ok(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = OmnigraphCli.run(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), services, args);
-        assertThat(code).as("exit %d, stderr %s", code, err.toString(StandardCharsets.UTF_8)).isZero();
-        return out.toString(StandardCharsets.UTF_8);
+        return CliRun.ok(services, args).out();
     }
 
     @Test

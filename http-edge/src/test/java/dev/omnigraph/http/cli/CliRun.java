@@ -27,6 +27,18 @@ record CliRun(int code, String out, String err) {
         return run;
     }
 
+    /** Through the CLI: {@code init} of the test schema at {@code dir/graph}, then an append of the test people. */
+    static java.nio.file.Path seededGraph(StorageServices services, java.nio.file.Path dir) throws java.io.IOException {
+        java.nio.file.Path root = dir.resolve("graph");
+        java.nio.file.Path schema = java.nio.file.Files.writeString(dir.resolve("social.pg"),
+                dev.omnigraph.http.testing.HttpFixture.SCHEMA);
+        java.nio.file.Path data = java.nio.file.Files.writeString(dir.resolve("people.jsonl"),
+                dev.omnigraph.http.testing.HttpFixture.PEOPLE);
+        ok(services, "init", "--schema", schema.toString(), root.toString());
+        ok(services, "load", root.toString(), "--data", data.toString(), "--mode", "append");
+        return root;
+    }
+
     JsonNode json() {
         return Json.parse(out, "stdout");
     }

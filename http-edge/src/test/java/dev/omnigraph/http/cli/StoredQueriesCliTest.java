@@ -25,11 +25,7 @@ class StoredQueriesCliTest {
     @BeforeEach
     void setUp() throws Exception {
         services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
-        root = dir.resolve("graph");
-        Path schema = Files.writeString(dir.resolve("social.pg"), HttpFixture.SCHEMA);
-        Path data = Files.writeString(dir.resolve("people.jsonl"), HttpFixture.PEOPLE);
-        ok("init", "--schema", schema.toString(), root.toString());
-        ok("load", root.toString(), "--data", data.toString(), "--mode", "append");
+        root = CliRun.seededGraph(services, dir);
     }
 
     @AfterEach
