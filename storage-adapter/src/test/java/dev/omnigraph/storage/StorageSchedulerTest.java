@@ -43,7 +43,12 @@ class StorageSchedulerTest {
         StepVerifier.create(Mono.fromCallable(() -> {
             Thread.yield();
             return 1;
-        }).subscribeOn(Schedulers.parallel())).expectError(BlockingOperationError.class).verify(Duration.ofSeconds(5));
+        }).subscribeOn(Schedulers.parallel()))
+                .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(BlockingOperationError.class)
+                        // The message says where: the thread and the first caller outside the JDK.
+                        .hasMessageContaining("yield on parallel-")
+                        .hasMessageContaining("StorageSchedulerTest.lambda$"))
+                .verify(Duration.ofSeconds(5));
     }
 
     @Test
