@@ -209,6 +209,9 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Mono<Void> discard(StagedHandle handle) {
         LanceStagedHandle staged = own(handle);
+        if (staged.spent()) {
+            return Mono.empty(); // already committed or discarded: nothing to release, no storage thread needed
+        }
         return storage.run(() -> {
             if (staged.claim()) {
                 staged.release();
@@ -240,7 +243,7 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Mono<StagedHandle> stageRestore(TableRef ref, long toVersion) {
         return head(ref).flatMap(latest -> {
-            TableSnapshot at = new TableSnapshot(ref, latest, null, -1, -1);
+            TableSnapshot at = TableSnapshot.pinned(ref, latest, -1);
             return stage("stageRestore", at, Map.of("omnigraph.writer", "restore"), (dataset, allocator) -> {
                 if (toVersion < 1 || toVersion > latest) {
                     throw new NotFound("version", Long.toString(toVersion), ref + " has no version " + toVersion

@@ -22,6 +22,14 @@ public record TableSnapshot(TableRef ref, long version, Schema schema, long rowC
     }
 
     /**
+     * A version known from elsewhere (a manifest pin, a head just read), not opened: enough to scan or stage it,
+     * since both open their version themselves. Its schema is unknown (null), as are its fragments (-1) and time.
+     */
+    public static TableSnapshot pinned(TableRef ref, long version, long rowCount) {
+        return new TableSnapshot(ref, version, null, rowCount, -1);
+    }
+
+    /**
      * True when {@code other} is this very version of this very dataset. The version number alone is not enough:
      * a branch deleted and created again restarts its numbering, so the version's recorded time must match too.
      */
