@@ -70,7 +70,7 @@ class WriteStorageCallsTest {
         List<Long> totals = new ArrayList<>();
         List<Map<String, Long>> calls = new ArrayList<>();
         // Past the manifest's compaction threshold, so the deep writes run on a compacted, history-heavy manifest.
-        int writes = ManifestBatchPublisher.COMPACT_AT_FRAGMENTS * 2 + 8;
+        int writes = ManifestBatchPublisher.COMPACT_AT_FRAGMENTS + 8;
         for (int i = 0; i < writes; i++) {
             Map<String, Long> one = callsOfInsert("p" + i);
             calls.add(one);
@@ -89,7 +89,7 @@ class WriteStorageCallsTest {
     @Test
     void everyAcknowledgedCommitIsAnExactTimeTravelPoint() {
         List<GraphCommit> acknowledged = new ArrayList<>();
-        int writes = ManifestBatchPublisher.COMPACT_AT_FRAGMENTS + 6;
+        int writes = ManifestBatchPublisher.COMPACT_AT_FRAGMENTS + 2;
         for (int i = 0; i < writes; i++) {
             acknowledged.add(insert("t" + i));
         }
