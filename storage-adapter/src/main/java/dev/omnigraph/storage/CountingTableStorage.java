@@ -85,7 +85,8 @@ public final class CountingTableStorage implements TableStorage {
 
     @Override
     public Mono<Void> discard(StagedHandle handle) {
-        return counted(Call.DISCARD, () -> delegate.discard(handle));
+        // Discarding a spent handle does nothing at all (no storage thread, no Lance object): not a call.
+        return Mono.defer(() -> handle.spent() ? delegate.discard(handle) : counted(Call.DISCARD, () -> delegate.discard(handle)));
     }
 
     @Override

@@ -40,6 +40,11 @@ final class LanceStagedHandle implements StagedHandle {
         return transaction.operation().name();
     }
 
+    @Override
+    public boolean spent() {
+        return spent.get();
+    }
+
     /** Claims the handle for its one commit or discard; false when it was already spent. */
     boolean claim() {
         return spent.compareAndSet(false, true);

@@ -197,7 +197,7 @@ public final class LanceTableStorage implements TableStorage {
                 throw new BadRequest("staged transaction " + staged + " was already committed or discarded");
             }
             try (Dataset committed = staged.transaction().commit()) {
-                return committedVersion(committed);
+                return committedVersion(staged.ref(), committed);
             } catch (Exception e) {
                 throw LanceFailures.translate("commit", staged.ref(), staged.identity().readVersion(), e);
             } finally {
@@ -209,6 +209,9 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Mono<Void> discard(StagedHandle handle) {
         LanceStagedHandle staged = own(handle);
+        if (staged.spent()) {
+            return Mono.empty(); // already committed or discarded: nothing to release, no storage thread needed
+        }
         return storage.run(() -> {
             if (staged.claim()) {
                 staged.release();
@@ -240,7 +243,7 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Mono<StagedHandle> stageRestore(TableRef ref, long toVersion) {
         return head(ref).flatMap(latest -> {
-            TableSnapshot at = new TableSnapshot(ref, latest, null, -1, -1);
+            TableSnapshot at = TableSnapshot.pinned(ref, latest, -1);
             return stage("stageRestore", at, Map.of("omnigraph.writer", "restore"), (dataset, allocator) -> {
                 if (toVersion < 1 || toVersion > latest) {
                     throw new NotFound("version", Long.toString(toVersion), ref + " has no version " + toVersion
@@ -422,15 +425,17 @@ public final class LanceTableStorage implements TableStorage {
         return keys;
     }
 
-    private TableSnapshot snapshotOf(TableRef ref, Dataset dataset) {
-        return new TableSnapshot(ref, dataset.version(), dataset.getSchema(), dataset.countRows(), dataset.getFragments().size());
+    private static TableSnapshot snapshotOf(TableRef ref, Dataset dataset) {
+        return new TableSnapshot(ref, dataset.version(), dataset.getSchema(), dataset.countRows(),
+                dataset.getFragments().size(), dataset.getVersion().getDataTime().toInstant());
     }
 
-    private static CommittedVersion committedVersion(Dataset committed) {
+    private static CommittedVersion committedVersion(TableRef ref, Dataset committed) {
         TransactionIdentity achieved = committed.readTransaction()
                 .map(tx -> new TransactionIdentity(tx.readVersion(), tx.uuid()))
                 .orElseThrow(() -> new IllegalStateException("Lance recorded no transaction for version " + committed.version()));
-        return new CommittedVersion(committed.version(), achieved, committed.countRows());
+        TableSnapshot landed = snapshotOf(ref, committed);
+        return new CommittedVersion(landed.version(), achieved, landed.rowCount(), java.util.Optional.of(landed));
     }
 
     private long forkVersion(TableRef ref, BufferAllocator allocator) {

@@ -13,4 +13,7 @@ public interface StagedHandle {
     /** The Lance operation staged: Append, Update, Delete or Overwrite. */
     String operation();
 
+    /** True once committed or discarded: a discard then has nothing to release and makes no storage call. */
+    boolean spent();
+
 }

@@ -14,18 +14,16 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Reads the tables of one pinned manifest state: every table at the version that state publishes, each opened at
- * most once per request. Batches are handed to the parallel scheduler (a couple at a time), so joins, sorts and
- * aggregation never occupy the bounded storage threads, and a consumer that stops (a budget breach, a timeout)
- * cancels the scan between two batches.
+ * Reads the tables of one pinned manifest state: every table at the version that state publishes (each scan opens
+ * that version itself, so nothing is opened twice). Batches are handed to the parallel scheduler (a couple at a
+ * time), so joins, sorts and aggregation never occupy the bounded storage threads, and a consumer that stops (a
+ * budget breach, a timeout) cancels the scan between two batches.
  */
 final class TableReader {
     /** Ids per {@code IN (...)} list of a frontier or id fetch. */
@@ -36,7 +34,6 @@ final class TableReader {
     private final TableStorage tables;
     private final String root;
     private final ManifestState state;
-    private final Map<String, Mono<TableSnapshot>> opened = new ConcurrentHashMap<>();
     private final Failpoints failpoints;
     private final QueryBudget budget;
 
@@ -67,12 +64,10 @@ final class TableReader {
         return state.table(table.tableKey()).map(TableEntry::rowCount).orElse(0L);
     }
 
-    Mono<TableSnapshot> snapshot(CatalogTable table) {
-        return opened.computeIfAbsent(table.tableKey(), key -> Mono.defer(() -> {
-            TableEntry e = entry(table);
-            TableRef ref = new TableRef(root + "/" + e.location(), e.lanceBranch());
-            return tables.open(ref, OptionalLong.of(e.version()));
-        }).cache());
+    /** The table at its pinned version; nothing is opened here, since a scan opens its version itself. */
+    private TableSnapshot snapshot(CatalogTable table) {
+        TableEntry e = entry(table);
+        return TableSnapshot.pinned(new TableRef(root + "/" + e.location(), e.lanceBranch()), e.version(), e.rowCount());
     }
 
     /** Streams the rows of {@code table} matching {@code where} (all rows when null), honouring demand. */
@@ -90,7 +85,7 @@ final class TableReader {
     private Flux<RowBatch> rawBatches(CatalogTable table, String where, List<String> columns, int batchSize) {
         ScanRequest request = ScanRequest.all().withColumns(columns).withBatchSize(batchSize);
         ScanRequest filtered = where == null ? request : request.withFilter(where);
-        return failpoints.hit(QueryExecutor.SCAN_FAILPOINT).then(snapshot(table)).flatMapMany(s -> tables.scan(s, filtered));
+        return failpoints.hit(QueryExecutor.SCAN_FAILPOINT).thenMany(Flux.defer(() -> tables.scan(snapshot(table), filtered)));
     }
 
     /**

@@ -25,7 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -209,8 +208,8 @@ public final class DirectPublishPipeline {
                                 + " needs a first-touch fork of the table, which this build does not do yet"));
                     }
                     TableRef ref = ctx.ref(change.pin());
-                    return ctx.tables().open(ref, OptionalLong.of(change.pin().version()))
-                            .flatMap(snapshot -> stage(snapshot, change))
+                    // The stage opens the pinned version itself: no separate open.
+                    return stage(dev.omnigraph.storage.TableSnapshot.pinned(ref, change.pin().version(), change.pin().rowCount()), change)
                             .map(handle -> new StagedEffect(change, handle))
                             .doOnNext(staged::add);
                 }, STAGING_CONCURRENCY)

@@ -1,5 +1,7 @@
 package dev.omnigraph.storage.manifest;
 
+import dev.omnigraph.storage.CommittedVersion;
+import dev.omnigraph.storage.TableSnapshot;
 import dev.omnigraph.storage.error.CommitConflict;
 import dev.omnigraph.storage.error.ManifestConflict;
 import dev.omnigraph.storage.error.ReadSetChanged;
@@ -35,17 +37,34 @@ public final class ManifestBatchPublisher {
     }
 
     public Mono<GraphCommit> publish(PublishRequest request) {
-        return attempt(request, 0);
+        return Mono.defer(() -> store.kept(request.branch())
+                .map(kept -> attempt(request, Mono.just(kept), 0, true))
+                .orElseGet(() -> attempt(request, store.load(request.branch()), 0, false)));
     }
 
-    private Mono<GraphCommit> attempt(PublishRequest request, int retries) {
-        return store.load(request.branch())
+    /**
+     * One publish planned on {@code current}. The first is planned on the state this store kept (normally the
+     * one the writer just rechecked under its gates), with no read at all: if another publish moved the manifest
+     * since, the CAS refuses it, and every retry loads the manifest afresh. Only the live manifest may refuse a
+     * request, so a rejection by the kept state loads and plans again.
+     */
+    private Mono<GraphCommit> attempt(PublishRequest request, Mono<ManifestState> current, int retries, boolean kept) {
+        return current
                 .zipWith(checkBranch(request))
                 .flatMap(loaded -> {
                     ManifestState state = loaded.getT1();
-                    GraphCommit commit = plan(request, state, loaded.getT2());
+                    GraphCommit commit;
+                    try {
+                        commit = plan(request, state, loaded.getT2());
+                    } catch (ReadSetChanged | ManifestConflict rejected) {
+                        return kept ? attempt(request, store.load(request.branch()), retries, false) : Mono.error(rejected);
+                    }
                     return store.commitRows(state.manifest(), rows(request, state, commit), commit.id())
-                            .then(compactIfFragmented(request.branch(), state))
+                            .flatMap(committed -> {
+                                ManifestState after = landedState(state, request, commit, committed);
+                                store.published(after);
+                                return compactIfFragmented(request.branch(), after);
+                            })
                             .thenReturn(commit);
                 })
                 .onErrorResume(CommitConflict.class, contention -> {
@@ -54,20 +73,33 @@ public final class ManifestBatchPublisher {
                                 "a publish within " + PUBLISHER_RETRY_BUDGET + " retries",
                                 "continuous contention from concurrent writers"));
                     }
-                    return attempt(request, retries + 1);
+                    return attempt(request, store.load(request.branch()), retries + 1, false);
                 });
+    }
+
+    /** The manifest the publish produced, as a load would read it; the store keeps it for the next write. */
+    private static ManifestState landedState(ManifestState state, PublishRequest request, GraphCommit commit,
+                                             CommittedVersion committed) {
+        TableSnapshot landed = committed.snapshot().orElseGet(() -> new TableSnapshot(state.manifest().ref(),
+                committed.version(), state.manifest().schema(), committed.rowCount(), state.manifest().fragmentCount() + 1));
+        return state.afterPublish(landed, request.tableUpdates(), commit.id());
     }
 
     /**
      * Every publish adds a fragment to {@code __manifest}, and reading the manifest costs one pass over its
      * fragments, so past {@link #COMPACT_AT_FRAGMENTS} the publisher folds them back into one. Best effort: the
-     * commit has landed; a failed compaction is logged and retried by a later publish.
+     * commit has landed; a failed compaction is logged and retried by a later publish. A compaction moves the
+     * manifest's version, so the store's kept state no longer matches it and the next load reads afresh.
      */
-    private Mono<Void> compactIfFragmented(String branch, ManifestState state) {
-        if (state.manifest().fragmentCount() + 1 < COMPACT_AT_FRAGMENTS) {
+    private Mono<Void> compactIfFragmented(String branch, ManifestState published) {
+        if (published.manifest().fragmentCount() < COMPACT_AT_FRAGMENTS) {
             return Mono.empty();
         }
-        return store.tables().compactFragments(store.ref(branch)).then()
+        return store.tables().compactFragments(store.ref(branch))
+                // A failed compaction may still have committed its reserve versions.
+                .doOnNext(compacted -> compacted.ifPresent(version -> store.superseded(published)))
+                .doOnError(failure -> store.superseded(published))
+                .then()
                 .onErrorResume(failure -> {
                     LOG.warn("compacting {} on branch {} failed; a later publish retries: {}", store.manifestPath(),
                             branch, failure.toString());

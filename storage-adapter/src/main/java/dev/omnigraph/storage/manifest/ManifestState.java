@@ -1,10 +1,13 @@
 package dev.omnigraph.storage.manifest;
 
 import dev.omnigraph.storage.TableSnapshot;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * The graph as one {@code __manifest} version on one branch shows it: every live table's pin, and the head
@@ -29,5 +32,17 @@ public record ManifestState(String branch, TableSnapshot manifest, SortedMap<Str
 
     public Optional<TableEntry> table(String tableKey) {
         return Optional.ofNullable(tables.get(tableKey)).filter(entry -> !entry.tombstone());
+    }
+
+    /**
+     * This state as the publish that replaced {@code updates}' table rows and this branch's head row (with
+     * {@code commitId}) leaves it at manifest version {@code landed}: what a fresh load of {@code landed} returns.
+     */
+    ManifestState afterPublish(TableSnapshot landed, List<TableEntry> updates, String commitId) {
+        TreeMap<String, TableEntry> nextTables = new TreeMap<>(tables);
+        updates.forEach(update -> nextTables.put(update.tableKey(), update));
+        Map<String, String> nextHeads = new HashMap<>(heads);
+        nextHeads.put(branch, commitId);
+        return new ManifestState(branch, landed, Collections.unmodifiableSortedMap(nextTables), Map.copyOf(nextHeads));
     }
 }

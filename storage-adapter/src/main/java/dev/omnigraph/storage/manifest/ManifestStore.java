@@ -36,9 +36,17 @@ public final class ManifestStore {
             .thenComparing(GraphCommit::id)
             .reversed();
 
+    /** The rows a state is built from: every row but commits, and only the columns a state reads. */
+    private static final ScanRequest STATE_ROWS = ScanRequest.where(SqlLiterals.ne(OBJECT_TYPE, TYPE_COMMIT))
+            .withColumns(List.of(OBJECT_TYPE, TABLE_KEY, LOCATION, STABLE_TABLE_ID, TABLE_INCARNATION_ID, TABLE_VERSION,
+                    TABLE_BRANCH, ROW_COUNT, TOMBSTONE, METADATA));
+    /** The columns a commit row is decoded from. */
+    private static final List<String> COMMIT_COLUMNS = List.of(OBJECT_ID, TABLE_VERSION, TABLE_BRANCH, METADATA);
+
     private final String root;
     private final String manifestPath;
     private final TableStorage tables;
+    private final ManifestCache cache = new ManifestCache();
 
     public ManifestStore(String root, TableStorage tables) {
         this.root = root;
@@ -84,21 +92,42 @@ public final class ManifestStore {
         });
     }
 
-    /** The state at the latest manifest version of {@code graphBranch}, stamp checked. */
+    /**
+     * The state at the latest manifest version of {@code graphBranch}, stamp checked. Costs one open (the version
+     * check) when this store already holds that exact version, else one open and one scan.
+     */
     public Mono<ManifestState> load(String graphBranch) {
-        return tables.open(ref(graphBranch), OptionalLong.empty())
-                .onErrorMap(NotFound.class, missing -> branchOrGraphMissing(graphBranch, missing))
-                .flatMap(snapshot -> load(graphBranch, snapshot));
+        return latest(graphBranch).flatMap(snapshot -> cache.at(graphBranch, snapshot).map(Mono::just)
+                .orElseGet(() -> read(graphBranch, snapshot).doOnNext(cache::remember)));
     }
 
     /** The state at exactly {@code manifestVersion} of {@code graphBranch} (time travel). */
     public Mono<ManifestState> loadAt(String graphBranch, long manifestVersion) {
         return tables.open(ref(graphBranch), OptionalLong.of(manifestVersion))
-                .flatMap(snapshot -> load(graphBranch, snapshot));
+                .flatMap(snapshot -> cache.at(graphBranch, snapshot).map(Mono::just)
+                        .orElseGet(() -> read(graphBranch, snapshot)));
     }
 
-    private Mono<ManifestState> load(String graphBranch, TableSnapshot snapshot) {
-        return tables.scan(snapshot, ScanRequest.where(SqlLiterals.ne(OBJECT_TYPE, TYPE_COMMIT)))
+    /**
+     * The last state this store loaded or published for {@code graphBranch}, unchecked and with no storage call.
+     * Only for a publish: planned on a stale state it loses its CAS (or is refused) and loads again.
+     */
+    Optional<ManifestState> kept(String graphBranch) {
+        return cache.last(graphBranch);
+    }
+
+    /** A publish landed: {@code state} is the manifest it produced. */
+    void published(ManifestState state) {
+        cache.remember(state);
+    }
+
+    /** Something other than a publish (a compaction) moved the manifest past {@code state}. */
+    void superseded(ManifestState state) {
+        cache.forget(state);
+    }
+
+    private Mono<ManifestState> read(String graphBranch, TableSnapshot snapshot) {
+        return tables.scan(snapshot, STATE_ROWS)
                 .flatMapIterable(RowBatch::rows)
                 .collectList()
                 .map(rows -> reconstruct(graphBranch, snapshot, rows));
@@ -192,7 +221,7 @@ public final class ManifestStore {
         String filter = SqlLiterals.allOf(List.of(SqlLiterals.eq(OBJECT_TYPE, TYPE_COMMIT),
                 SqlLiterals.compare(TABLE_VERSION, SqlLiterals.Comparison.GT, Long.toString(afterVersion)),
                 SqlLiterals.call("contains", METADATA, SqlLiterals.quote("\"" + ManifestRows.IDEMPOTENCY + "\""))));
-        return tables.scan(snapshot, ScanRequest.where(filter)).flatMapIterable(RowBatch::rows)
+        return tables.scan(snapshot, ScanRequest.where(filter).withColumns(COMMIT_COLUMNS)).flatMapIterable(RowBatch::rows)
                 .flatMap(row -> Mono.justOrEmpty(ManifestRows.idempotency(row)
                         .map(record -> new RecordedCommit(ManifestRows.graphCommit(row), record))));
     }
@@ -204,7 +233,7 @@ public final class ManifestStore {
     }
 
     private Flux<GraphCommit> commitsIn(TableSnapshot snapshot, ScanRequest request) {
-        return tables.scan(snapshot, request).flatMapIterable(RowBatch::rows).map(ManifestRows::graphCommit);
+        return tables.scan(snapshot, request.withColumns(COMMIT_COLUMNS)).flatMapIterable(RowBatch::rows).map(ManifestRows::graphCommit);
     }
 
     /** Every graph branch with its identity, main first, then by name. */
