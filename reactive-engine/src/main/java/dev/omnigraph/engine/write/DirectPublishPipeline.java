@@ -38,8 +38,8 @@ import reactor.core.publisher.Sinks;
 
 /**
  * The direct-publish write path shared by mutations and loads. One attempt reads, top to bottom, as the protocol:
- * recovery barrier → capture token → prepare and stage (outside gates) → acquire gates → recheck → arm sidecar →
- * commit each table exactly once → confirm → publish → delete sidecar.
+ * heal → queue on the branch gate → recovery barrier → capture token → prepare and stage → acquire the table
+ * gates → recheck → arm sidecar → commit each table exactly once → confirm → publish → delete sidecar.
  *
  * <p>Cancellation: the attempt runs detached from its subscriber. A cancel before the sidecar is armed stops the
  * attempt at its next step boundary (staged files are left as reclaimable garbage; nothing is visible). After
@@ -47,7 +47,7 @@ import reactor.core.publisher.Sinks;
  * gates are released exactly once, after its last storage call.
  */
 public final class DirectPublishPipeline {
-    public static final int MAX_REPREPARES = 32;
+    public static final int MAX_REPREPARES = 4;
     private static final Logger LOG = LoggerFactory.getLogger(DirectPublishPipeline.class);
 
     private final WriteContext ctx;
@@ -121,24 +121,39 @@ public final class DirectPublishPipeline {
         });
     }
 
+    /**
+     * Heal, then queue on the branch gate and plan there: the head a writer plans against cannot move in this
+     * process before it publishes, so a busy branch costs a wait in FIFO order, never a re-prepare. Only another
+     * process moving the head or a table before any effect replans, at most {@link #MAX_REPREPARES} times.
+     */
     private Mono<WriteOutcome> attempt(Request request, AtomicBoolean cancelled, int reprepares) {
         return new RecoveryCoordinator(ctx).heal(request.branch())
-                .then(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()))
+                .then(Mono.usingWhen(ctx.gates().forBranch(request.branch()),
+                        branchPermit -> planQueued(request, cancelled),
+                        Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync))
+                .onErrorResume(Reprepare.class, moved -> reprepares < MAX_REPREPARES
+                        ? attempt(request, cancelled, reprepares + 1)
+                        : Mono.error(moved.reason()));
+    }
+
+    /** Steps 1-3 at the head of the branch queue: barrier, token, precondition, plan, then stage and apply. */
+    private Mono<WriteOutcome> planQueued(Request request, AtomicBoolean cancelled) {
+        return recoveryBarrier(request.branch())
+                .then(Mono.defer(() -> cancelled.get()
+                        ? Mono.<WriteToken>error(new CancellationException("write cancelled while queued"))
+                        : WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash())))
                 .flatMap(token -> replayIfRecorded(request, token).thenReturn(token))
                 .flatMap(token -> {
                     checkPrecondition(request, token);
                     return request.prepare().apply(token).flatMap(changes -> changes.isEmpty()
                             ? Mono.just(WriteOutcome.nothing())
                             : stageAndApply(request, cancelled, token, changes));
-                })
-                .onErrorResume(Reprepare.class, moved -> reprepares < MAX_REPREPARES
-                        ? attempt(request, cancelled, reprepares + 1)
-                        : Mono.error(moved.reason()));
+                });
     }
 
     // ---- step 1: recovery barrier ------------------------------------------------------------------------
 
-    /** Under the gates no healing (it would need these gates): any sidecar on this branch blocks the write. */
+    /** Under the branch gate no healing (it would need it): any sidecar on this branch blocks the write. */
     private Mono<Void> recoveryBarrier(String branch) {
         String field = GraphBranches.lanceRef(branch).orElse(null);
         return ctx.sidecars().list()
@@ -171,14 +186,14 @@ public final class DirectPublishPipeline {
         });
     }
 
-    // ---- steps 2-4: stage outside gates, then take the gates ----------------------------------------------
+    // ---- steps 2-4: stage under the branch gate, then take the table gates -----------------------------
 
     private Mono<WriteOutcome> stageAndApply(Request request, AtomicBoolean cancelled, WriteToken token, ChangeSet changes) {
         WriteLimitCheck.enforce(changes, ctx.limits());
         return stageAll(token, changes)
                 .flatMap(effects -> ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_PREPARE))
                         .then(Mono.usingWhen(
-                                ctx.gates().forWrite(request.branch(), tableKeys(changes)),
+                                ctx.gates().forTables(request.branch(), tableKeys(changes)),
                                 permit -> underGates(request, cancelled, token, changes, effects),
                                 Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync))
                         .onErrorResume(error -> discardAll(effects).then(Mono.error(error)))
@@ -248,11 +263,13 @@ public final class DirectPublishPipeline {
                                 : applyArmed(request, operationId, lineage, token, changes, effects)));
     }
 
-    /** Revalidates everything the plan assumed, under the gates and before any effect. */
+    /**
+     * Revalidates everything the plan assumed, under the gates and before any effect. In this process nothing can
+     * have moved (the plan was made under the branch gate); this catches another process, and sidecar drift.
+     */
     private Mono<Void> recheck(Request request, WriteToken token, ChangeSet changes) {
         return recoveryBarrier(request.branch())
                 .then(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()))
-                .flatMap(fresh -> replayIfRecorded(request, fresh).thenReturn(fresh))
                 .flatMap(fresh -> {
                     checkPrecondition(request, fresh);
                     if (!token.sameAuthority(fresh)) {
