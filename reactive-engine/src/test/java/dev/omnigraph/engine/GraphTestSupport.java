@@ -43,6 +43,15 @@ final class GraphTestSupport {
         return Flux.fromArray(lines).map(line -> ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8)));
     }
 
+    /** Query params from alternating names and values. */
+    static Map<String, Object> params(Object... keyValues) {
+        Map<String, Object> params = new java.util.HashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            params.put((String) keyValues[i], keyValues[i + 1]);
+        }
+        return params;
+    }
+
     /** Every committed row of a table at the branch's current pin, sorted by id. */
     static List<Map<String, Object>> rows(Omnigraph graph, String tableKey) {
         return rows(graph, ReadTarget.main(), tableKey);

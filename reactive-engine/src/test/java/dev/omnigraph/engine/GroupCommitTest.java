@@ -1,6 +1,7 @@
 package dev.omnigraph.engine;
 
 import static dev.omnigraph.engine.GraphTestSupport.CONSTRAINED;
+import static dev.omnigraph.engine.GraphTestSupport.params;
 import static dev.omnigraph.engine.GraphTestSupport.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,7 +13,6 @@ import dev.omnigraph.storage.manifest.GraphCommit;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -60,11 +60,7 @@ class GroupCommitTest {
     }
 
     Mono<WriteOutcome> mutate(WriteOptions options, String query, Object... keyValues) {
-        Map<String, Object> params = new HashMap<>();
-        for (int i = 0; i < keyValues.length; i += 2) {
-            params.put((String) keyValues[i], keyValues[i + 1]);
-        }
-        return graph.mutate("main", QUERIES, query, params, options);
+        return graph.mutate("main", QUERIES, query, params(keyValues), options);
     }
 
     Supplier<Mono<WriteOutcome>> write(String query, Object... keyValues) {

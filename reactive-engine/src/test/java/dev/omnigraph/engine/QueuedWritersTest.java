@@ -1,6 +1,7 @@
 package dev.omnigraph.engine;
 
 import static dev.omnigraph.engine.GraphTestSupport.CONSTRAINED;
+import static dev.omnigraph.engine.GraphTestSupport.params;
 import static dev.omnigraph.engine.GraphTestSupport.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -59,11 +60,7 @@ class QueuedWritersTest {
     }
 
     Mono<WriteOutcome> run(WriteOptions options, String query, Object... keyValues) {
-        Map<String, Object> params = new HashMap<>();
-        for (int i = 0; i < keyValues.length; i += 2) {
-            params.put((String) keyValues[i], keyValues[i + 1]);
-        }
-        return graph.mutate("main", QUERIES, query, params, options);
+        return graph.mutate("main", QUERIES, query, params(keyValues), options);
     }
 
     Mono<WriteOutcome> run(String query, Object... keyValues) {

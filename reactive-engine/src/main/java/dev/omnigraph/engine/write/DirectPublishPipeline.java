@@ -42,14 +42,15 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 /**
- * The direct-publish write path shared by mutations and loads. One attempt reads, top to bottom, as the protocol:
- * heal → queue on the branch gate → recovery barrier → capture token → prepare and stage → acquire the table
- * gates → recheck → arm sidecar → commit each table exactly once → confirm → publish → delete sidecar.
+ * The direct-publish write path shared by mutations and loads. A write joins its branch's queue; one queue turn
+ * reads, top to bottom, as the protocol: heal → branch gate → recovery barrier → capture token → plan each write
+ * on top of the ones before it (a group, {@link GroupAssembly}) → stage → table gates → recheck → arm sidecar →
+ * commit each table exactly once → confirm → publish → delete sidecar → hand each write its outcome.
  *
- * <p>Cancellation: the attempt runs detached from its subscriber. A cancel before the sidecar is armed stops the
- * attempt at its next step boundary (staged files are left as reclaimable garbage; nothing is visible). After
- * arming the attempt always runs to its end — success, or {@code RecoveryRequired} with the sidecar kept — so its
- * gates are released exactly once, after its last storage call.
+ * <p>Cancellation: a write runs detached from its subscriber. A cancel before the sidecar is armed drops it at the
+ * next step boundary (its group is re-planned without it; staged files are left as reclaimable garbage; nothing
+ * of it is visible). After arming the group always runs to its end — success, or {@code RecoveryRequired} with
+ * the sidecar kept — so its gates are released exactly once, after its last storage call.
  */
 public final class DirectPublishPipeline {
     public static final int MAX_REPREPARES = 4;

@@ -109,7 +109,6 @@ enum CrashScenario {
                 insert Knows { from: "Zed", to: "Ada" }
             }
             query addYu() { insert Person { name: "Yu", age: 50 } }
-            query addYu() { insert Person { name: "Yu", age: 50 } }
             query update() { update Person set { age: 99 } where age > 30 }
             query delete() { delete Person where name = "Bob" }
             """;
