@@ -43,9 +43,23 @@ final class GraphTestSupport {
         return Flux.fromArray(lines).map(line -> ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8)));
     }
 
+    /** Query params from alternating names and values. */
+    static Map<String, Object> params(Object... keyValues) {
+        Map<String, Object> params = new java.util.HashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            params.put((String) keyValues[i], keyValues[i + 1]);
+        }
+        return params;
+    }
+
     /** Every committed row of a table at the branch's current pin, sorted by id. */
     static List<Map<String, Object>> rows(Omnigraph graph, String tableKey) {
-        GraphSnapshot snapshot = graph.snapshot(ReadTarget.main()).block();
+        return rows(graph, ReadTarget.main(), tableKey);
+    }
+
+    /** Every row of a table as {@code target} (a branch head or a time-travel commit) pins it, sorted by id. */
+    static List<Map<String, Object>> rows(Omnigraph graph, ReadTarget target, String tableKey) {
+        GraphSnapshot snapshot = graph.snapshot(target).block();
         TableInfo table = snapshot.table(tableKey).orElseThrow();
         TableRef ref = new TableRef(graph.root().resolve(table.path()).toString(), table.lanceBranch());
         var services = graph.services();

@@ -38,10 +38,32 @@ public final class Gates {
         List<Supplier<Mono<Permit>>> steps = new ArrayList<>();
         steps.add(schema::shared);
         steps.add(() -> branchGate(branch).exclusive());
+        steps.addAll(tableSteps(branch, tableKeys));
+        return inOrder(steps);
+    }
+
+    /**
+     * Schema (shared) → branch: a data writer's place in its branch's FIFO queue. It is held while the writer
+     * plans, so the head it plans against cannot move in this process before it publishes.
+     */
+    public Mono<Permit> forBranch(String branch) {
+        return inOrder(List.of(schema::shared, () -> branchGate(branch).exclusive()));
+    }
+
+    /**
+     * The sorted table gates of a writer that already holds {@code branch}'s gate (from {@link #forBranch}):
+     * taken after it, so the total order schema → branch → tables still holds.
+     */
+    public Mono<Permit> forTables(String branch, SortedSet<String> tableKeys) {
+        return inOrder(tableSteps(branch, tableKeys));
+    }
+
+    private List<Supplier<Mono<Permit>>> tableSteps(String branch, SortedSet<String> tableKeys) {
+        List<Supplier<Mono<Permit>>> steps = new ArrayList<>();
         for (String tableKey : tableKeys) {
             steps.add(() -> tableGate(tableKey, branch).exclusive());
         }
-        return inOrder(steps);
+        return steps;
     }
 
     /** The schema gate alone, exclusively: waits out every in-process writer of this root. */

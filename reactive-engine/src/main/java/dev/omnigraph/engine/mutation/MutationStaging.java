@@ -55,6 +55,25 @@ final class MutationStaging {
         this.now = now;
     }
 
+    /**
+     * Starts from the rows of the writes ordered before this one in its group (a constructive union), so this
+     * mutation reads and validates them as if they had committed; its counts stay its own.
+     */
+    MutationStaging after(ChangeSet before) {
+        for (TableChange change : before.changes()) {
+            if (change.kind() != TableChange.Kind.INSERT && change.kind() != TableChange.Kind.UPSERT) {
+                throw new IllegalArgumentException("a group shares only inserts and upserts, not " + change.kind());
+            }
+            LinkedHashMap<String, Map<String, Object>> rows = pending.computeIfAbsent(change.tableKey(),
+                    key -> new LinkedHashMap<>());
+            change.rows().forEach(row -> rows.put((String) row.get("id"), row));
+            if (change.kind() == TableChange.Kind.UPSERT) {
+                upserting.add(change.tableKey());
+            }
+        }
+        return this;
+    }
+
     Mono<ChangeSet> run(MutationPlan plan) {
         return Flux.fromIterable(plan.statements())
                 .concatMap(this::apply)

@@ -2,6 +2,7 @@ package dev.omnigraph.engine.mutation;
 
 import dev.omnigraph.engine.query.BoundParams;
 import dev.omnigraph.engine.query.MutationPlan;
+import dev.omnigraph.engine.write.ChangeSet;
 import dev.omnigraph.engine.write.ChangeValidator;
 import dev.omnigraph.engine.write.CommittedRows;
 import dev.omnigraph.engine.write.DirectPublishPipeline;
@@ -33,13 +34,17 @@ public final class MutationWriter {
     public Mono<WriteOutcome> execute(String branch, MutationPlan plan, BoundParams params, Instant now,
                                       Optional<String> actorId, Optional<String> ifGraphCommit,
                                       Optional<IdempotentRequest> idempotency) {
+        DirectPublishPipeline.GroupPlan planned = (token, before) -> {
+            Map<String, TableEntry> pins = new HashMap<>();
+            token.state().liveTables().forEach(entry -> pins.put(entry.tableKey(), entry));
+            CommittedRows committed = new CommittedRows(ctx);
+            return new MutationStaging(ctx.catalog(), pins, committed, params, now).after(before).run(plan)
+                    .flatMap(changes -> new ChangeValidator(ctx.catalog(), pins, committed).validate(changes));
+        };
+        // Deletes stage as predicates, which cannot share one Lance transaction with other writes' rows.
+        boolean constructive = plan.statements().stream().noneMatch(MutationPlan.Delete.class::isInstance);
         return pipeline.run(new DirectPublishPipeline.Request(branch, actorId, Sidecar.WriterKind.Mutation,
-                "mutation:" + plan.name(), "mutation", ifGraphCommit, token -> {
-                    Map<String, TableEntry> pins = new HashMap<>();
-                    token.state().liveTables().forEach(entry -> pins.put(entry.tableKey(), entry));
-                    CommittedRows committed = new CommittedRows(ctx);
-                    return new MutationStaging(ctx.catalog(), pins, committed, params, now).run(plan)
-                            .flatMap(changes -> new ChangeValidator(ctx.catalog(), pins, committed).validate(changes));
-                }, idempotency));
+                "mutation:" + plan.name(), "mutation", ifGraphCommit, token -> planned.plan(token, ChangeSet.none()),
+                idempotency, constructive ? Optional.of(planned) : Optional.empty()));
     }
 }

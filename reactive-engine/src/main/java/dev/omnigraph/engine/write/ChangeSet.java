@@ -21,6 +21,11 @@ public record ChangeSet(List<TableChange> changes, Map<String, Long> entitiesByT
         return new ChangeSet(changes, entitiesByTable, reprepareOnMovedHead);
     }
 
+    /** No change: what a group's first write is planned on top of. */
+    public static ChangeSet none() {
+        return new ChangeSet(List.of(), Map.of(), true);
+    }
+
     public boolean isEmpty() {
         return changes.isEmpty();
     }

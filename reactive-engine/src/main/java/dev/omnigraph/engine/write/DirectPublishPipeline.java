@@ -1,6 +1,9 @@
 package dev.omnigraph.engine.write;
 
 import dev.omnigraph.engine.gate.Permit;
+import dev.omnigraph.engine.write.PipelineSignals.EffectFree;
+import dev.omnigraph.engine.write.PipelineSignals.Regroup;
+import dev.omnigraph.engine.write.PipelineSignals.Reprepare;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.FailpointCatalog;
@@ -17,7 +20,6 @@ import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.ExpectedHead;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import dev.omnigraph.storage.manifest.GraphCommit;
-import dev.omnigraph.storage.manifest.IdempotencyRecord;
 import dev.omnigraph.storage.manifest.PublishRequest;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.ArrayList;
@@ -28,7 +30,10 @@ import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -36,17 +41,18 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 /**
- * The direct-publish write path shared by mutations and loads. One attempt reads, top to bottom, as the protocol:
- * recovery barrier → capture token → prepare and stage (outside gates) → acquire gates → recheck → arm sidecar →
- * commit each table exactly once → confirm → publish → delete sidecar.
+ * The direct-publish write path shared by mutations and loads. A write joins its branch's queue; one queue turn
+ * reads, top to bottom, as the protocol: heal → branch gate → recovery barrier → capture token → plan each write
+ * on top of the ones before it (a group, {@link GroupAssembly}) → stage → table gates → recheck → arm sidecar →
+ * commit each table exactly once → confirm → publish → delete sidecar → hand each write its outcome.
  *
- * <p>Cancellation: the attempt runs detached from its subscriber. A cancel before the sidecar is armed stops the
- * attempt at its next step boundary (staged files are left as reclaimable garbage; nothing is visible). After
- * arming the attempt always runs to its end — success, or {@code RecoveryRequired} with the sidecar kept — so its
- * gates are released exactly once, after its last storage call.
+ * <p>Cancellation: a write runs detached from its subscriber. A cancel before the sidecar is armed drops it at the
+ * next step boundary (its group is re-planned without it; staged files are left as reclaimable garbage; nothing
+ * of it is visible). After arming the group always runs to its end — success, or {@code RecoveryRequired} with
+ * the sidecar kept — so its gates are released exactly once, after its last storage call.
  */
 public final class DirectPublishPipeline {
-    public static final int MAX_REPREPARES = 32;
+    public static final int MAX_REPREPARES = 4;
     private static final Logger LOG = LoggerFactory.getLogger(DirectPublishPipeline.class);
 
     private final WriteContext ctx;
@@ -56,17 +62,36 @@ public final class DirectPublishPipeline {
     }
 
     /**
-     * One write: what it targets, who does it, how to plan it against a token, and the idempotency key (with the
-     * request's hash) it carries, if any.
+     * One write: what it targets, who does it, how to plan it against a token, the idempotency key (with the
+     * request's hash) it carries, if any, and, when it may share a commit with its neighbours in the branch queue,
+     * how to plan it on top of them ({@link GroupPlan}).
      */
     public record Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
                           String failpointPrefix, Optional<String> ifGraphCommit,
-                          Function<WriteToken, Mono<ChangeSet>> prepare, Optional<IdempotentRequest> idempotency) {
+                          Function<WriteToken, Mono<ChangeSet>> prepare, Optional<IdempotentRequest> idempotency,
+                          Optional<GroupPlan> groupPlan) {
         public Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
                        String failpointPrefix, Optional<String> ifGraphCommit,
                        Function<WriteToken, Mono<ChangeSet>> prepare) {
             this(branch, actorId, writerKind, operation, failpointPrefix, ifGraphCommit, prepare, Optional.empty());
         }
+
+        public Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
+                       String failpointPrefix, Optional<String> ifGraphCommit,
+                       Function<WriteToken, Mono<ChangeSet>> prepare, Optional<IdempotentRequest> idempotency) {
+            this(branch, actorId, writerKind, operation, failpointPrefix, ifGraphCommit, prepare, idempotency,
+                    Optional.empty());
+        }
+    }
+
+    /**
+     * Plans a write on top of the writes ordered before it in its group: {@code before} is their union (empty for
+     * the first); the answer is the union including this write, carrying this write's own entity counts and its
+     * own {@code reprepareOnMovedHead}. Only constructive writes (insert/upsert) plan this way.
+     */
+    @FunctionalInterface
+    public interface GroupPlan {
+        Mono<ChangeSet> plan(WriteToken token, ChangeSet before);
     }
 
     /**
@@ -95,9 +120,10 @@ public final class DirectPublishPipeline {
     private Mono<WriteOutcome> detached(Request request, Optional<IdempotencyIndex.Ticket> ticket) {
         return Mono.defer(() -> {
             AtomicBoolean cancelled = new AtomicBoolean();
+            Sinks.One<WriteOutcome> settled = Sinks.one();
             Sinks.One<WriteOutcome> result = Sinks.one();
-            attempt(request, cancelled, 0)
-                    .onErrorResume(AlreadyRecorded.class, recorded -> Mono.just(recorded.outcome()))
+            BranchQueue.of(ctx.gates(), request.branch()).submit(new QueuedWrite(this, request, cancelled, settled));
+            settled.asMono()
                     .materialize()
                     // The attempt's very end (gates released, staged handles discarded), also when nobody listens.
                     .delayUntil(signal -> ctx.failpoints().hit(
@@ -120,24 +146,77 @@ public final class DirectPublishPipeline {
         });
     }
 
-    private Mono<WriteOutcome> attempt(Request request, AtomicBoolean cancelled, int reprepares) {
-        return new RecoveryCoordinator(ctx).heal(request.branch())
-                .then(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()))
-                .flatMap(token -> replayIfRecorded(request, token).thenReturn(token))
-                .flatMap(token -> {
-                    checkPrecondition(request, token);
-                    return request.prepare().apply(token).flatMap(changes -> changes.isEmpty()
-                            ? Mono.just(WriteOutcome.nothing())
-                            : stageAndApply(request, cancelled, token, changes));
+    WriteContext context() {
+        return ctx;
+    }
+
+    /**
+     * One turn of a branch queue ({@link BranchQueue}): heal, queue on the branch gate, then plan and publish the
+     * writes that arrived while the previous turn ran as one group (or several, when limits split them). The head
+     * a group is planned against cannot move in this process before it publishes, so a busy branch costs a wait
+     * in FIFO order, never a re-prepare. Outcomes reach the writes after the gates are released.
+     */
+    Mono<Void> runTurn(String branch, Supplier<List<QueuedWrite>> take) {
+        Settlements settled = new Settlements();
+        AtomicReference<List<QueuedWrite>> taken = new AtomicReference<>();
+        Supplier<List<QueuedWrite>> writes = () -> taken.updateAndGet(already -> already != null ? already : take.get());
+        return new RecoveryCoordinator(ctx).heal(branch)
+                .then(Mono.usingWhen(ctx.gates().forBranch(branch),
+                        branchPermit -> Mono.defer(() -> groups(writes.get(), settled, 0)),
+                        Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync))
+                .onErrorResume(error -> Mono.fromRunnable(() -> settled.failAll(writes.get(), error)))
+                .then(Mono.fromRunnable(() -> settled.emit(writes.get())));
+    }
+
+    /** Steps 1-3 at the head of the branch queue: barrier, token, then each write planned on top of the earlier. */
+    private Mono<Void> groups(List<QueuedWrite> writes, Settlements settled, int reprepares) {
+        if (writes.isEmpty()) {
+            return Mono.empty();
+        }
+        String branch = writes.get(0).request().branch();
+        return recoveryBarrier(branch)
+                .then(WriteToken.capture(ctx.manifest(), branch, ctx.schemaIrHash()))
+                .flatMap(token -> new GroupAssembly(ctx, token, settled, this::replayIfRecorded).assemble(writes)
+                        .flatMap(group -> publishGroup(token, group, settled, reprepares)
+                                .then(Mono.defer(() -> groups(group.leftover(), settled, 0)))));
+    }
+
+    /**
+     * Steps 2-9 for an assembled group, then every accepted write gets its own outcome of the one commit. Before
+     * any effect: a cancelled member is dropped and the rest replanned; a head moved by another process replans
+     * the rest and fails the strict ones ({@code ReadSetChanged}). Any other failure fails the whole group.
+     */
+    private Mono<Void> publishGroup(WriteToken token, GroupAssembly.Group group, Settlements settled, int reprepares) {
+        if (group.accepted().isEmpty()) {
+            return Mono.empty();
+        }
+        List<QueuedWrite> members = group.accepted().stream().map(GroupAssembly.Accepted::write).toList();
+        return stageAndApply(group.publication(), group::anyCancelled, token, group.union())
+                .doOnNext(commit -> group.accepted().forEach(member -> settled.succeed(member.write(),
+                        commit.isPresent() ? member.own().outcome(commit) : WriteOutcome.nothing())))
+                .then()
+                .onErrorResume(Regroup.class, regroup -> {
+                    members.stream().filter(write -> write.cancelled().get()).forEach(write -> settled.fail(write,
+                            new CancellationException("write cancelled before any effect")));
+                    return groups(members.stream().filter(write -> !write.cancelled().get()).toList(), settled, reprepares);
                 })
-                .onErrorResume(Reprepare.class, moved -> reprepares < MAX_REPREPARES
-                        ? attempt(request, cancelled, reprepares + 1)
-                        : Mono.error(moved.reason()));
+                .onErrorResume(Reprepare.class, moved -> {
+                    List<QueuedWrite> again = new ArrayList<>();
+                    for (GroupAssembly.Accepted member : group.accepted()) {
+                        if (member.own().reprepareOnMovedHead() && reprepares < MAX_REPREPARES) {
+                            again.add(member.write());
+                        } else {
+                            settled.fail(member.write(), moved.reason());
+                        }
+                    }
+                    return groups(again, settled, reprepares + 1);
+                })
+                .onErrorResume(error -> Mono.fromRunnable(() -> settled.failAll(members, error)));
     }
 
     // ---- step 1: recovery barrier ------------------------------------------------------------------------
 
-    /** Under the gates no healing (it would need these gates): any sidecar on this branch blocks the write. */
+    /** Under the branch gate no healing (it would need it): any sidecar on this branch blocks the write. */
     private Mono<Void> recoveryBarrier(String branch) {
         String field = GraphBranches.lanceRef(branch).orElse(null);
         return ctx.sidecars().list()
@@ -151,37 +230,35 @@ public final class DirectPublishPipeline {
      * A recovery may have published a keyed write of this request since the claim (a roll-forward of an attempt
      * that crashed after arming): the index catches up with the token's manifest and the recorded outcome wins.
      */
-    private Mono<Void> replayIfRecorded(Request request, WriteToken token) {
+    private Mono<Optional<WriteOutcome>> replayIfRecorded(Request request, WriteToken token) {
         if (request.idempotency().isEmpty()) {
-            return Mono.empty();
+            return Mono.just(Optional.empty());
         }
         IdempotencyIndex index = ctx.idempotencyIndex();
         return index.sync(ctx.manifest(), request.branch(), token.state().manifest())
-                .then(Mono.defer(() -> index.recordedOutcome(request.idempotency().get(), ctx.idempotency())
-                        .<Mono<Void>>map(outcome -> Mono.error(new AlreadyRecorded(outcome)))
-                        .orElse(Mono.empty())));
+                .then(Mono.fromSupplier(() -> index.recordedOutcome(request.idempotency().get(), ctx.idempotency())));
     }
 
-    private static void checkPrecondition(Request request, WriteToken token) {
-        request.ifGraphCommit().ifPresent(expected -> {
+    static void checkPrecondition(Optional<String> ifGraphCommit, WriteToken token) {
+        ifGraphCommit.ifPresent(expected -> {
             if (!token.effectiveHead().equals(Optional.of(expected))) {
                 throw new PreconditionFailed(expected, token.effectiveHead().orElse("<none>"));
             }
         });
     }
 
-    // ---- steps 2-4: stage outside gates, then take the gates ----------------------------------------------
+    // ---- steps 2-4: stage under the branch gate, then take the table gates -----------------------------
 
-    private Mono<WriteOutcome> stageAndApply(Request request, AtomicBoolean cancelled, WriteToken token, ChangeSet changes) {
-        WriteLimitCheck.enforce(changes, ctx.limits());
+    private Mono<Optional<GraphCommit>> stageAndApply(Publication request, BooleanSupplier cancelled, WriteToken token,
+                                                      ChangeSet changes) {
         return stageAll(token, changes)
                 .flatMap(effects -> ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_PREPARE))
                         .then(Mono.usingWhen(
-                                ctx.gates().forWrite(request.branch(), tableKeys(changes)),
+                                ctx.gates().forTables(request.branch(), tableKeys(changes)),
                                 permit -> underGates(request, cancelled, token, changes, effects),
                                 Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync))
                         .onErrorResume(error -> discardAll(effects).then(Mono.error(error)))
-                        .flatMap(outcome -> discardAll(effects).thenReturn(outcome)));
+                        .flatMap(commit -> discardAll(effects).thenReturn(commit)));
     }
 
     /** Tables staged at once: fragment writes of different tables are independent (OMNIGRAPH_LOAD_CONCURRENCY). */
@@ -231,29 +308,29 @@ public final class DirectPublishPipeline {
 
     // ---- steps 5-9: under the gates ------------------------------------------------------------------------
 
-    private Mono<WriteOutcome> underGates(Request request, AtomicBoolean cancelled, WriteToken token, ChangeSet changes,
-                                          List<StagedEffect> effects) {
+    private Mono<Optional<GraphCommit>> underGates(Publication request, BooleanSupplier cancelled, WriteToken token,
+                                                   ChangeSet changes, List<StagedEffect> effects) {
         String operationId = Ulid.next();
         IntentRecords.LineageIntent lineage = new IntentRecords.LineageIntent(Ulid.next(), request.branch(),
-                request.actorId(), nowMicros(), request.operation(), request.idempotency().map(keyed ->
-                        new IdempotencyRecord(keyed.key(), keyed.requestHash(), changes.affectedNodes(),
-                                changes.affectedEdges(), new java.util.TreeMap<>(changes.entitiesByTable()))));
+                request.actorId(), nowMicros(), request.operation(), request.idempotency());
         return recheck(request, token, changes)
                 .then(ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_GATES)))
-                .then(Mono.defer(() -> cancelled.get()
-                        ? Mono.<WriteOutcome>error(new CancellationException("write cancelled before any effect"))
+                .then(Mono.defer(() -> cancelled.getAsBoolean()
+                        ? Mono.<Optional<GraphCommit>>error(new Regroup())
                         : effects.isEmpty()
-                                ? Mono.just(WriteOutcome.nothing())
+                                ? Mono.just(Optional.<GraphCommit>empty())
                                 : applyArmed(request, operationId, lineage, token, changes, effects)));
     }
 
-    /** Revalidates everything the plan assumed, under the gates and before any effect. */
-    private Mono<Void> recheck(Request request, WriteToken token, ChangeSet changes) {
+    /**
+     * Revalidates everything the plan assumed, under the gates and before any effect. In this process nothing can
+     * have moved (the plan was made under the branch gate); this catches another process, and sidecar drift.
+     */
+    private Mono<Void> recheck(Publication request, WriteToken token, ChangeSet changes) {
         return recoveryBarrier(request.branch())
                 .then(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()))
-                .flatMap(fresh -> replayIfRecorded(request, fresh).thenReturn(fresh))
                 .flatMap(fresh -> {
-                    checkPrecondition(request, fresh);
+                    checkPrecondition(request.ifGraphCommit(), fresh);
                     if (!token.sameAuthority(fresh)) {
                         ReadSetChanged moved = new ReadSetChanged("graph_head:" + request.branch(),
                                 token.head().orElse("<none>"), fresh.head().orElse("<none>"));
@@ -278,8 +355,9 @@ public final class DirectPublishPipeline {
         });
     }
 
-    private Mono<WriteOutcome> applyArmed(Request request, String operationId, IntentRecords.LineageIntent lineage,
-                                          WriteToken token, ChangeSet changes, List<StagedEffect> effects) {
+    private Mono<Optional<GraphCommit>> applyArmed(Publication request, String operationId,
+                                                   IntentRecords.LineageIntent lineage, WriteToken token,
+                                                   ChangeSet changes, List<StagedEffect> effects) {
         Sidecar armed = IntentRecords.armed(ctx, request.writerKind(), operationId, token, lineage, effects);
         String points = request.failpointPrefix();
         return ctx.sidecars().write(armed)
@@ -294,12 +372,12 @@ public final class DirectPublishPipeline {
                         .flatMap(commit -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_PUBLISH))
                                 .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.BEFORE_SIDECAR_DELETE)))
                                 .then(deleteSidecar(operationId))
-                                .thenReturn(changes.outcome(Optional.of(commit))))
+                                .thenReturn(Optional.of(commit)))
                         // Only an effect-free failure skips compensation; a publish that lost the head race
                         // (ReadSetChanged) has effects to undo first.
                         .onErrorResume(error -> error instanceof EffectFree free
                                 ? Mono.error(free.getCause())
-                                : compensate(request, operationId, lineage, changes, error))));
+                                : compensate(request, operationId, lineage, error))));
     }
 
     /**
@@ -307,12 +385,12 @@ public final class DirectPublishPipeline {
      * commit is already published), then report the original error. Only when that fails too does the sidecar
      * stay, and the branch reports {@code RecoveryRequired} until recovery runs.
      */
-    private Mono<WriteOutcome> compensate(Request request, String operationId, IntentRecords.LineageIntent lineage,
-                                          ChangeSet changes, Throwable original) {
+    private Mono<Optional<GraphCommit>> compensate(Publication request, String operationId,
+                                                   IntentRecords.LineageIntent lineage, Throwable original) {
         return new RecoveryCoordinator(ctx).compensate(operationId)
                 .flatMap(outcome -> outcome instanceof dev.omnigraph.recovery.SidecarRecovery.Outcome.RolledForward
-                        ? ctx.manifest().commitOn(request.branch(), lineage.commitId()).map(changes::outcome)
-                        : Mono.<WriteOutcome>error(original))
+                        ? ctx.manifest().commitOn(request.branch(), lineage.commitId())
+                        : Mono.<Optional<GraphCommit>>error(original))
                 .onErrorMap(failure -> failure != original, failure -> {
                     RecoveryRequired stuck = new RecoveryRequired(operationId, request.operation() + " on branch "
                             + request.branch() + " failed after its sidecar was armed (" + original.getMessage()
@@ -353,7 +431,7 @@ public final class DirectPublishPipeline {
                 .then(Mono.error(new EffectFree(changes.reprepareOnMovedHead() ? new Reprepare(moved) : moved)));
     }
 
-    private Mono<GraphCommit> publish(Request request, WriteToken token, IntentRecords.LineageIntent lineage,
+    private Mono<GraphCommit> publish(Publication request, WriteToken token, IntentRecords.LineageIntent lineage,
                                       List<StagedEffect> effects, Map<String, CommittedVersion> committed) {
         Map<String, Long> expectedPins = new LinkedHashMap<>();
         List<TableEntry> updates = new ArrayList<>();
@@ -389,40 +467,5 @@ public final class DirectPublishPipeline {
     static long nowMicros() {
         java.time.Instant now = java.time.Instant.now();
         return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000L;
-    }
-
-    /** The request's key is already recorded with this request: its outcome answers; never escapes this class. */
-    private static final class AlreadyRecorded extends RuntimeException {
-        private final WriteOutcome outcome;
-
-        AlreadyRecorded(WriteOutcome outcome) {
-            super("idempotency key already recorded", null, false, false);
-            this.outcome = outcome;
-        }
-
-        WriteOutcome outcome() {
-            return outcome;
-        }
-    }
-
-    /** Wraps a failure after arming that left no effect (its intent already retired); never escapes this class. */
-    private static final class EffectFree extends RuntimeException {
-        EffectFree(RuntimeException cause) {
-            super(cause.getMessage(), cause, false, false);
-        }
-    }
-
-    /** The head moved before any effect and the change may be planned again; never escapes this class. */
-    private static final class Reprepare extends RuntimeException {
-        private final ReadSetChanged reason;
-
-        Reprepare(ReadSetChanged reason) {
-            super(reason.getMessage(), null, false, false);
-            this.reason = reason;
-        }
-
-        ReadSetChanged reason() {
-            return reason;
-        }
     }
 }

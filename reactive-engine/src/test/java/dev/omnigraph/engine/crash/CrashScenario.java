@@ -3,15 +3,19 @@ package dev.omnigraph.engine.crash;
 import dev.omnigraph.engine.LoadOptions;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.WriteOptions;
+import dev.omnigraph.engine.gate.Permit;
 import dev.omnigraph.engine.load.LoadMode;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** The six writes the crash matrix kills at every failpoint, each touching one to three tables. */
+/** The writes the crash matrix kills at every failpoint, each touching one to three tables. */
 enum CrashScenario {
     INSERT("mutation", 2) {
         @Override
@@ -29,6 +33,24 @@ enum CrashScenario {
         @Override
         Mono<?> run(Omnigraph graph) {
             return mutate(graph, "delete");
+        }
+    },
+    /** Three mutations queued while the branch is busy, published by one turn as one group commit. */
+    GROUP("mutation", 2) {
+        @Override
+        Mono<?> run(Omnigraph graph) {
+            return Mono.defer(() -> {
+                Permit held = graph.gates().forBranch("main").block();
+                List<CompletableFuture<?>> writes = new ArrayList<>();
+                try {
+                    for (String name : List.of("insert", "addYu", "update")) { // update sees Yu (age 50) too
+                        writes.add(mutate(graph, name).toFuture());
+                    }
+                } finally {
+                    held.release();
+                }
+                return Mono.fromFuture(CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
+            });
         }
     },
     APPEND("load", 2) {
@@ -86,6 +108,7 @@ enum CrashScenario {
                 insert Person { name: "Zed", age: 5 }
                 insert Knows { from: "Zed", to: "Ada" }
             }
+            query addYu() { insert Person { name: "Yu", age: 50 } }
             query update() { update Person set { age: 99 } where age > 30 }
             query delete() { delete Person where name = "Bob" }
             """;
