@@ -9,7 +9,9 @@ import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.BranchIdentity;
 import dev.omnigraph.storage.manifest.ManifestState;
 import dev.omnigraph.storage.manifest.TableEntry;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import reactor.core.publisher.Flux;
@@ -40,6 +42,23 @@ final class Classifier {
                     classes.forEach(entry -> byPin.put(entry.getKey(), entry.getValue()));
                     return byPin;
                 });
+    }
+
+    /** What a rollback does per table: restore the ones with its effect at HEAD, count the ones it already restored. */
+    record Restores(List<TablePin> toRestore, List<TablePin> restored) {
+        boolean none() {
+            return toRestore.isEmpty() && restored.isEmpty();
+        }
+    }
+
+    static Restores restores(Map<TablePin, Classified> byPin) {
+        List<TablePin> toRestore = new ArrayList<>();
+        List<TablePin> restored = new ArrayList<>();
+        byPin.forEach((pin, found) -> {
+            if (found.kind() == TableClass.OWN_AT_HEAD) toRestore.add(pin);
+            if (found.kind() == TableClass.OWN_COMPENSATED) restored.add(pin);
+        });
+        return new Restores(List.copyOf(toRestore), List.copyOf(restored));
     }
 
     /** Why the sidecar must be refused (a foreign or impossible table), or empty when recovery may act. */

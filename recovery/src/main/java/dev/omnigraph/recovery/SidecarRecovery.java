@@ -13,7 +13,6 @@ import dev.omnigraph.storage.manifest.GraphBranches;
 import dev.omnigraph.storage.manifest.ManifestBatchPublisher;
 import dev.omnigraph.storage.manifest.ManifestState;
 import dev.omnigraph.storage.manifest.ManifestStore;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -140,13 +139,10 @@ public final class SidecarRecovery {
     // ---- roll back -------------------------------------------------------------------------------------------
 
     private Mono<Outcome> rollBack(Sidecar sidecar, String branch, ManifestState state, Map<TablePin, Classifier.Classified> byPin) {
-        List<TablePin> toRestore = new ArrayList<>();
-        List<TablePin> restored = new ArrayList<>();
-        byPin.forEach((pin, found) -> {
-            if (found.kind() == TableClass.OWN_AT_HEAD) toRestore.add(pin);
-            if (found.kind() == TableClass.OWN_COMPENSATED) restored.add(pin);
-        });
-        if (toRestore.isEmpty() && restored.isEmpty()) {
+        Classifier.Restores restores = Classifier.restores(byPin);
+        List<TablePin> toRestore = restores.toRestore();
+        List<TablePin> restored = restores.restored();
+        if (restores.none()) {
             return finalizeBack(sidecar, Optional.empty(), RecoverySteps.untouched(sidecar));
         }
         String rollbackId = sidecar.protocolV3().rollbackGraphCommitId();

@@ -73,8 +73,16 @@ public final class SidecarStore {
                 .then();
     }
 
+    /** Reads one sidecar from storage; with a view, what it finds also settles the view's entry (see {@link SidecarView#observed}). */
     public Mono<Optional<Sidecar>> read(String operationId) {
-        return files.get(key(operationId)).map(bytes -> bytes.map(content -> parse(operationId, content)));
+        Mono<Optional<Sidecar>> fromDisk = files.get(key(operationId)).map(bytes -> bytes.map(content -> parse(operationId, content)));
+        if (view == null) {
+            return fromDisk;
+        }
+        return Mono.defer(() -> {
+            long stamp = view.stampOf(operationId);
+            return fromDisk.doOnNext(found -> view.observed(operationId, stamp, found));
+        });
     }
 
     /**
@@ -122,17 +130,11 @@ public final class SidecarStore {
         });
     }
 
+    /** Known entries from memory; in-flight or uncertain ones from their file (which settles an uncertain one). */
     private Flux<Sidecar> fromView(SidecarView.Snapshot snapshot) {
-        return Flux.fromIterable(snapshot.entries()).concatMap(entry -> {
-            if (entry.getValue() instanceof SidecarView.Entry.Known known) {
-                return Mono.just(known.sidecar());
-            }
-            Mono<Optional<Sidecar>> onDisk = read(entry.getKey());
-            if (entry.getValue() instanceof SidecarView.Entry.Uncertain uncertain) {
-                onDisk = onDisk.doOnNext(found -> view.settle(entry.getKey(), uncertain.stamp(), found));
-            }
-            return onDisk.flatMap(Mono::justOrEmpty);
-        });
+        return Flux.fromIterable(snapshot.entries()).concatMap(entry -> entry.getValue() instanceof SidecarView.Entry.Known known
+                ? Mono.just(known.sidecar())
+                : read(entry.getKey()).flatMap(Mono::justOrEmpty));
     }
 
     private Flux<Sidecar> fromDirectory() {

@@ -80,14 +80,26 @@ final class SidecarView {
         }
     }
 
-    /** A listing read an uncertain sidecar's file: settles it unless something newer happened meanwhile. */
-    synchronized void settle(String operationId, long stamp, Optional<Sidecar> onDisk) {
-        if (entries.get(operationId) instanceof Entry.Uncertain uncertain && uncertain.stamp() == stamp) {
-            if (onDisk.isPresent()) {
-                entries.put(operationId, new Entry.Known(++clock, onDisk.get()));
-            } else {
-                entries.remove(operationId);
-            }
+    /** The stamp of {@code operationId}'s entry, or -1 without one: taken before reading its file. */
+    synchronized long stampOf(String operationId) {
+        Entry entry = entries.get(operationId);
+        return entry == null ? -1 : entry.stamp();
+    }
+
+    /**
+     * A read of {@code operationId}'s file that began at {@code stamp} found {@code onDisk}: the view takes it
+     * unless the entry changed meanwhile or a write or delete is still running (only its own end settles it). So
+     * an uncertain entry is settled, and an entry whose file is gone is forgotten at the first read.
+     */
+    synchronized void observed(String operationId, long stamp, Optional<Sidecar> onDisk) {
+        Entry entry = entries.get(operationId);
+        if (entry == null || entry.stamp() != stamp || entry instanceof Entry.InFlight) {
+            return;
+        }
+        if (onDisk.isPresent()) {
+            entries.put(operationId, new Entry.Known(++clock, onDisk.get()));
+        } else {
+            entries.remove(operationId);
         }
     }
 

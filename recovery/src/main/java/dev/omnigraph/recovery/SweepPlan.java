@@ -132,17 +132,12 @@ final class SweepPlan {
     }
 
     private static Verdict back(Sidecar sidecar, String branch, Map<TablePin, Classifier.Classified> byPin) {
-        List<TablePin> toRestore = new ArrayList<>();
-        List<TablePin> restored = new ArrayList<>();
-        byPin.forEach((pin, found) -> {
-            if (found.kind() == TableClass.OWN_AT_HEAD) toRestore.add(pin);
-            if (found.kind() == TableClass.OWN_COMPENSATED) restored.add(pin);
-        });
-        if (toRestore.isEmpty() && restored.isEmpty()) {
+        Classifier.Restores restores = Classifier.restores(byPin);
+        if (restores.none()) {
             return new Verdict.Finalize(sidecar, RecoveryRecord.Kind.RolledBack, Optional.empty(),
                     RecoverySteps.untouched(sidecar));
         }
-        return new Verdict.Back(sidecar, branch, toRestore, restored);
+        return new Verdict.Back(sidecar, branch, restores.toRestore(), restores.restored());
     }
 
     /**

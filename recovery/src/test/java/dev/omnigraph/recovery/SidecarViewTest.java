@@ -188,6 +188,17 @@ class SidecarViewTest {
     }
 
     @Test
+    void aSidecarGoneBehindTheViewsBackIsForgottenAtTheFirstReadOfIt() throws Exception {
+        assertThat(listed()).isEmpty();
+        String id = Ulid.next();
+        store.write(SidecarStoreTest.sample(id)).block();
+        Files.delete(root.resolve(SidecarStore.key(id))); // e.g. a graph re-created at the same path in this process
+        assertThat(listed()).containsExactly(id);
+        assertThat(store.read(id).block()).isEmpty(); // what recovery does before acting on a listed sidecar
+        assertThat(listed()).isEmpty();
+    }
+
+    @Test
     void aReloadForgetsWhatTheDiskNoLongerHolds() throws Exception {
         assertThat(listed()).isEmpty();
         String id = Ulid.next();

@@ -4,21 +4,24 @@ import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.engine.WriteOptions;
+import dev.omnigraph.recovery.SidecarStore;
 import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.Failpoints;
-import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.error.RecoveryRequired;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 import reactor.core.publisher.Mono;
 
 /**
  * A graph with several pending sidecars, each left by a real write that failed and could not undo itself, on
  * disjoint tables, as concurrent writers that all armed before a crash would leave them. Each stuck write runs on
- * a fresh read-write handle whose object store lists {@code __recovery/} as empty, so its barrier (and its
- * handle's view, loaded at that open) lets it through. In operation order:
+ * a fresh read-write handle while the sidecars left before it are parked outside {@code __recovery/}, so that
+ * handle's open (which loads the directory into the process's view) and its barrier let it through; then all are
+ * put back. In operation order:
  * <ol>
  *   <li>{@code a2}: inserts into A and E; both commits land, then it fails: rolled back (two restores);</li>
  *   <li>{@code b}: inserts into B and fails after confirming: the sweep rolls it forward;</li>
@@ -51,17 +54,28 @@ final class StrandedGraph {
     }
 
     /** Initialises {@code root} and leaves the four sidecars; every handle is closed afterwards. */
-    static void build(StorageServices services, Path root) {
+    static void build(StorageServices services, Path root) throws IOException {
         Omnigraph.init(services, root, SCHEMA).block().close();
-        StorageServices hiding = services.withObjectStores(HidePendingSidecars::new);
-        strand(hiding, root, "a2", Map.of("mutation.after_commit:2", ERROR, NO_UNDO, ERROR));
-        strand(hiding, root, "b", Map.of("mutation." + FailpointCatalog.AFTER_CONFIRM, ERROR, NO_UNDO, ERROR));
-        strand(hiding, root, "c", Map.of("mutation.after_commit:1", ERROR, NO_UNDO, ERROR));
-        strand(hiding, root, "d", Map.of("mutation." + FailpointCatalog.AFTER_ARM, ERROR, FailpointCatalog.AUDIT_RECORD, ERROR));
+        Path parked = Files.createDirectories(root.resolveSibling(root.getFileName() + "-parked-sidecars"));
+        strand(services, root, parked, "a2", Map.of("mutation.after_commit:2", ERROR, NO_UNDO, ERROR));
+        strand(services, root, parked, "b", Map.of("mutation." + FailpointCatalog.AFTER_CONFIRM, ERROR, NO_UNDO, ERROR));
+        strand(services, root, parked, "c", Map.of("mutation.after_commit:1", ERROR, NO_UNDO, ERROR));
+        strand(services, root, parked, "d", Map.of("mutation." + FailpointCatalog.AFTER_ARM, ERROR,
+                FailpointCatalog.AUDIT_RECORD, ERROR));
+        move(parked, root.resolve(SidecarStore.DIRECTORY));
     }
 
-    private static void strand(StorageServices hiding, Path root, String query, Map<String, Failpoints.Action> points) {
-        Omnigraph writer = Omnigraph.open(hiding, root, OpenMode.READ_WRITE).block();
+    private static void move(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.list(from)) {
+            for (Path file : files.toList()) {
+                Files.move(file, to.resolve(file.getFileName()));
+            }
+        }
+    }
+
+    private static void strand(StorageServices services, Path root, Path parked, String query,
+                               Map<String, Failpoints.Action> points) throws IOException {
+        Omnigraph writer = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
         try {
             points.forEach(writer.failpoints()::arm);
             Optional<Throwable> failure = writer.mutate("main", QUERIES, query, Map.of(), WriteOptions.DEFAULT)
@@ -74,43 +88,6 @@ final class StrandedGraph {
         } finally {
             writer.close();
         }
-    }
-
-    /** {@code __recovery/} lists as empty; everything else passes through. */
-    private record HidePendingSidecars(ObjectStore delegate) implements ObjectStore {
-        @Override
-        public Mono<List<String>> list(String prefix) {
-            return prefix.startsWith("__recovery") ? Mono.just(List.of()) : delegate.list(prefix);
-        }
-
-        @Override
-        public Mono<Void> put(String key, byte[] bytes) {
-            return delegate.put(key, bytes);
-        }
-
-        @Override
-        public Mono<Boolean> putIfAbsent(String key, byte[] bytes) {
-            return delegate.putIfAbsent(key, bytes);
-        }
-
-        @Override
-        public Mono<Optional<byte[]>> get(String key) {
-            return delegate.get(key);
-        }
-
-        @Override
-        public Mono<Boolean> delete(String key) {
-            return delegate.delete(key);
-        }
-
-        @Override
-        public Mono<Boolean> exists(String key) {
-            return delegate.exists(key);
-        }
-
-        @Override
-        public String rootUri() {
-            return delegate.rootUri();
-        }
+        move(root.resolve(SidecarStore.DIRECTORY), parked);
     }
 }
