@@ -55,8 +55,10 @@ final class RecoverySweep implements Scenario {
             for (int l = 0; l < levels.size(); l++) {
                 // A fresh graph per open: every rollback publishes a commit, and per-write cost grows with history.
                 Path root = dir.resolve("rep-" + rep + "-level-" + l).resolve("graph");
-                Omnigraph observer = ctx.run(() -> Omnigraph.init(ctx.services(), root, schema.toString()));
+                ctx.run(() -> Omnigraph.init(ctx.services(), root, schema.toString())).close();
                 strand(ctx, root, queries.toString(), levels.get(l));
+                // A read-only handle lists the directory itself (a read-write one answers from its in-memory view).
+                Omnigraph observer = ctx.run(() -> Omnigraph.open(ctx.services(), root, OpenMode.READ_ONLY));
                 int pending = ctx.run(() -> observer.pendingSidecars().count()).intValue();
                 if (pending != levels.get(l)) {
                     throw new IllegalStateException(pending + " sidecars pending, expected " + levels.get(l));
@@ -65,7 +67,8 @@ final class RecoverySweep implements Scenario {
                 Omnigraph opened = row == null
                         ? ctx.run(() -> Omnigraph.open(ctx.services(), root, OpenMode.READ_WRITE))
                         : ctx.measure(row, () -> Omnigraph.open(ctx.services(), root, OpenMode.READ_WRITE));
-                long left = ctx.run(() -> opened.pendingSidecars().count());
+                opened.close();
+                long left = ctx.run(() -> observer.pendingSidecars().count());
                 if (left != 0) {
                     throw new IllegalStateException(left + " sidecars still pending after a read-write open");
                 }
@@ -92,10 +95,12 @@ final class RecoverySweep implements Scenario {
             return;
         }
         StorageServices hiding = ctx.services().withObjectStores(HidePendingSidecars::new);
-        Omnigraph writer = ctx.run(() -> Omnigraph.open(hiding, root, OpenMode.READ_WRITE));
-        writer.failpoints().arm("mutation.after_commit:1", new Failpoints.Action.Error());
-        writer.failpoints().arm("recovery.before_plan_write", new Failpoints.Action.Error());
         for (int t = 0; t < count; t++) {
+            // A fresh handle per stuck write: its open loads the (hidden, so empty) sidecar directory into the
+            // process's view; a handle that had just stranded a sidecar would see it there and refuse the next write.
+            Omnigraph writer = ctx.run(() -> Omnigraph.open(hiding, root, OpenMode.READ_WRITE));
+            writer.failpoints().arm("mutation.after_commit:1", new Failpoints.Action.Error());
+            writer.failpoints().arm("recovery.before_plan_write", new Failpoints.Action.Error());
             String query = "w" + t;
             Optional<Throwable> failure = ctx.run(() -> writer.mutate("main", queries, query, Map.of("n", "stuck"),
                             WriteOptions.DEFAULT)
@@ -104,6 +109,7 @@ final class RecoverySweep implements Scenario {
             if (failure.isEmpty() || !(failure.get() instanceof RecoveryRequired)) {
                 throw new IllegalStateException("stuck write " + query + " did not leave its sidecar: " + failure);
             }
+            writer.close();
         }
     }
 

@@ -93,7 +93,9 @@ public final class Omnigraph implements AutoCloseable {
         this.manifest = manifest;
         this.publisher = new ManifestBatchPublisher(manifest);
         this.schema = schema;
-        this.sidecars = new SidecarStore(files, failpoints);
+        // A read-write handle holds the writer lock, so it may answer sidecar listings from the shared view.
+        this.sidecars = writerLock == null ? new SidecarStore(files, failpoints)
+                : SidecarStore.shared(root.toString(), files, failpoints);
     }
 
     // ---- init ----------------------------------------------------------------------------------------------

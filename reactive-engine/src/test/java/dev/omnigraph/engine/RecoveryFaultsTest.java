@@ -159,14 +159,22 @@ class RecoveryFaultsTest {
 
     @Test
     void aFailedListIsLoudNeverNoSidecars() {
-        Map<String, Long> before = versions(graph);
-        graph.failpoints().arm(FailpointCatalog.SIDECAR_LIST, ERROR);
-        assertThatThrownBy(() -> pair("Bob", "Cy")).isInstanceOf(StorageFault.class)
+        // A read-only handle holds no writer lock, so it lists the directory every time.
+        Omnigraph reader = Omnigraph.open(services, graph.root(), OpenMode.READ_ONLY).block();
+        reader.failpoints().arm(FailpointCatalog.SIDECAR_LIST, ERROR);
+        assertThatThrownBy(() -> reader.pendingSidecars().collectList().block()).isInstanceOf(StorageFault.class)
                 .hasMessageContaining(FailpointCatalog.SIDECAR_LIST);
-        assertThatThrownBy(this::pending).isInstanceOf(StorageFault.class);
-        graph.failpoints().disarm(FailpointCatalog.SIDECAR_LIST);
-        assertThat(versions(graph)).isEqualTo(before);
+        reader.failpoints().disarm(FailpointCatalog.SIDECAR_LIST);
+        assertThat(reader.pendingSidecars().collectList().block()).isEmpty();
+    }
+
+    @Test
+    void aReadWriteHandleWritesWithoutListingTheSidecarDirectory() {
+        // Its view was loaded when the directory was first listed; a listing fault can no longer reach a write.
+        graph.failpoints().arm(FailpointCatalog.SIDECAR_LIST, ERROR);
         assertThat(pair("Bob", "Cy").commit()).isPresent();
+        assertThat(pending()).isEmpty();
+        graph.failpoints().disarm(FailpointCatalog.SIDECAR_LIST);
     }
 
     @Test
@@ -179,9 +187,10 @@ class RecoveryFaultsTest {
         }
         Files.writeString(recovery, "not a directory");
         Map<String, Long> before = versions(graph);
-        assertThatThrownBy(() -> pair("Bob", "Cy")).isInstanceOf(StorageFault.class).hasMessageContaining("not a directory");
+        // The open handle lists nothing: its write fails writing its sidecar, before any effect.
+        assertThatThrownBy(() -> pair("Bob", "Cy")).isInstanceOf(StorageFault.class).hasMessageContaining("sidecar");
         assertThatThrownBy(() -> Omnigraph.open(services, graph.root(), OpenMode.READ_WRITE).block())
-                .isInstanceOf(StorageFault.class);
+                .isInstanceOf(StorageFault.class).hasMessageContaining("not a directory");
         assertThat(versions(graph)).isEqualTo(before);
         Files.delete(recovery);
         assertThat(pair("Bob", "Cy").commit()).isPresent();

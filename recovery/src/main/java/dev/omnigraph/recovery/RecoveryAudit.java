@@ -60,6 +60,31 @@ public final class RecoveryAudit {
                                         .flatMap(tables::commitStaged).then()));
     }
 
+    /**
+     * Appends every record whose operation has no row yet, in one commit: the bulk sweep's single audit append.
+     * Like {@link #record}, re-running it after a crash records each operation exactly once.
+     */
+    public Mono<Void> recordAll(List<RecoveryRecord> records) {
+        if (records.isEmpty()) {
+            return Mono.empty();
+        }
+        List<String> ids = records.stream().map(RecoveryRecord::operationId).toList();
+        return tables.open(ref, OptionalLong.empty())
+                .onErrorResume(NotFound.class, absent -> tables.create(ref.path(), SCHEMA))
+                .flatMap(snapshot -> tables.scan(snapshot, ScanRequest.where(SqlLiterals.inList("operation_id", ids))
+                                .withColumns(List.of("operation_id")))
+                        .flatMapIterable(RowBatch::rows)
+                        .map(row -> (String) row.get("operation_id"))
+                        .collect(java.util.stream.Collectors.toSet())
+                        .flatMap(recorded -> {
+                            List<Map<String, Object>> rows = records.stream()
+                                    .filter(record -> !recorded.contains(record.operationId()))
+                                    .map(RecoveryAudit::toRow).toList();
+                            return rows.isEmpty() ? Mono.<Void>empty()
+                                    : tables.stageAppend(snapshot, rows, Map.of()).flatMap(tables::commitStaged).then();
+                        }));
+    }
+
     /** Every audit row, oldest first; empty when no recovery ever ran. */
     public Flux<RecoveryRecord> list() {
         return tables.open(ref, OptionalLong.empty())

@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.ObjectStore;
+import dev.omnigraph.storage.error.OmnigraphException;
 import dev.omnigraph.storage.error.RecoveryRequired;
+import dev.omnigraph.storage.error.StorageFault;
 import java.io.IOException;
 import java.util.Optional;
 import reactor.core.publisher.Flux;
@@ -16,6 +18,11 @@ import reactor.core.publisher.Mono;
  * Reads and writes sidecars under {@code __recovery/}. Writes are atomic puts (temp + fsync + rename), so a
  * sidecar is either absent or whole. A sidecar that cannot be parsed, or carries a newer schema version, is
  * refused loudly and left on disk: a write must never proceed past an intent it cannot understand.
+ *
+ * <p>A read-write handle's store ({@link #shared}) keeps the root's {@link SidecarView}: {@link #list()} answers
+ * from memory once the directory was loaded, so the write path's recovery checks cost no storage call. A
+ * read-only handle holds no writer lock (another process may be writing), so its store lists the directory every
+ * time.
  */
 public final class SidecarStore {
     public static final String DIRECTORY = "__recovery/";
@@ -25,6 +32,8 @@ public final class SidecarStore {
 
     private final ObjectStore files;
     private final Failpoints failpoints;
+    /** Null: no view, every listing reads the directory. */
+    private final SidecarView view;
 
     public SidecarStore(ObjectStore files) {
         this(files, Failpoints.none());
@@ -32,8 +41,21 @@ public final class SidecarStore {
 
     /** {@code failpoints} may inject faults before each write, delete and list ({@code recovery.sidecar_*}). */
     public SidecarStore(ObjectStore files, Failpoints failpoints) {
+        this(files, failpoints, null);
+    }
+
+    private SidecarStore(ObjectStore files, Failpoints failpoints, SidecarView view) {
         this.files = files;
         this.failpoints = failpoints;
+        this.view = view;
+    }
+
+    /**
+     * The store of a read-write handle on {@code canonicalRoot}: it shares the root's in-memory view with every
+     * other read-write handle of this process. Only valid while this process holds the root's writer lock.
+     */
+    public static SidecarStore shared(String canonicalRoot, ObjectStore files, Failpoints failpoints) {
+        return new SidecarStore(files, failpoints, SidecarView.forRoot(canonicalRoot));
     }
 
     public static String key(String operationId) {
@@ -43,19 +65,79 @@ public final class SidecarStore {
     /** Durably writes (or rewrites) the sidecar; on failure the previous content (or absence) is intact. */
     public Mono<Void> write(Sidecar sidecar) {
         return Mono.fromCallable(() -> JSON.writeValueAsBytes(sidecar))
-                .flatMap(bytes -> failpoints.hit(FailpointCatalog.SIDECAR_WRITE)
-                        .then(files.put(key(sidecar.operationId()), bytes)));
+                .flatMap(bytes -> tracked(sidecar.operationId(), failpoints.hit(FailpointCatalog.SIDECAR_WRITE)
+                        .then(files.put(key(sidecar.operationId()), bytes)).thenReturn(true),
+                        (id, stamp) -> view.written(id, stamp, sidecar)))
+                .onErrorMap(error -> !(error instanceof OmnigraphException),
+                        error -> new StorageFault("writing sidecar " + sidecar.operationId() + " failed: " + error, error))
+                .then();
     }
 
+    /** Reads one sidecar from storage; with a view, what it finds also settles the view's entry (see {@link SidecarView#observed}). */
     public Mono<Optional<Sidecar>> read(String operationId) {
-        return files.get(key(operationId)).map(bytes -> bytes.map(content -> parse(operationId, content)));
+        Mono<Optional<Sidecar>> fromDisk = files.get(key(operationId)).map(bytes -> bytes.map(content -> parse(operationId, content)));
+        if (view == null) {
+            return fromDisk;
+        }
+        return Mono.defer(() -> {
+            long stamp = view.stampOf(operationId);
+            return fromDisk.doOnNext(found -> view.observed(operationId, stamp, found));
+        });
     }
 
     /**
      * Every pending sidecar, in operation-id (= chronological) order. A listing that fails is an error, never
-     * an empty answer: "no sidecars" would let a write or an open skip recovery.
+     * an empty answer: "no sidecars" would let a write or an open skip recovery. With a loaded view this reads
+     * storage only for sidecars whose last write or delete did not settle.
      */
     public Flux<Sidecar> list() {
+        if (view == null) {
+            return fromDirectory();
+        }
+        return Mono.fromSupplier(view::snapshot)
+                .flatMapMany(snapshot -> snapshot.loaded() ? fromView(snapshot) : reload());
+    }
+
+    /**
+     * Lists the directory (loudly on failure) and, for a shared store, makes that listing the view: every
+     * read-write open's sweep starts here, so the view begins each writer-lock tenure from the disk's truth.
+     */
+    public Flux<Sidecar> reload() {
+        if (view == null) {
+            return fromDirectory();
+        }
+        return Mono.fromSupplier(view::loadStarted)
+                .flatMapMany(startedAt -> fromDirectory().collectMap(Sidecar::operationId, sidecar -> sidecar)
+                        .doOnNext(listed -> view.install(startedAt, listed))
+                        .flatMapMany(listed -> Flux.fromIterable(new java.util.TreeMap<>(listed).values())));
+    }
+
+    public Mono<Boolean> delete(String operationId) {
+        return tracked(operationId, failpoints.hit(FailpointCatalog.SIDECAR_DELETE).then(files.delete(key(operationId))),
+                view == null ? null : view::deleted);
+    }
+
+    /** Runs a write or delete; with a view, marks it in flight first and settles it by how it ended. */
+    private <T> Mono<T> tracked(String operationId, Mono<T> io, java.util.function.ObjLongConsumer<String> onSuccess) {
+        if (view == null) {
+            return io;
+        }
+        return Mono.defer(() -> {
+            long stamp = view.begin(operationId);
+            return io.doOnSuccess(done -> onSuccess.accept(operationId, stamp))
+                    .doOnError(failed -> view.unsettled(operationId, stamp))
+                    .doOnCancel(() -> view.unsettled(operationId, stamp));
+        });
+    }
+
+    /** Known entries from memory; in-flight or uncertain ones from their file (which settles an uncertain one). */
+    private Flux<Sidecar> fromView(SidecarView.Snapshot snapshot) {
+        return Flux.fromIterable(snapshot.entries()).concatMap(entry -> entry.getValue() instanceof SidecarView.Entry.Known known
+                ? Mono.just(known.sidecar())
+                : read(entry.getKey()).flatMap(Mono::justOrEmpty));
+    }
+
+    private Flux<Sidecar> fromDirectory() {
         return failpoints.hit(FailpointCatalog.SIDECAR_LIST)
                 .then(files.list(DIRECTORY))
                 .flatMapMany(Flux::fromIterable)
@@ -65,10 +147,6 @@ public final class SidecarStore {
                     // A sidecar that vanished between list and read was finished by someone else: benign.
                     return read(operationId).flatMap(Mono::justOrEmpty);
                 });
-    }
-
-    public Mono<Boolean> delete(String operationId) {
-        return failpoints.hit(FailpointCatalog.SIDECAR_DELETE).then(files.delete(key(operationId)));
     }
 
     static Sidecar parse(String operationId, byte[] content) {

@@ -39,6 +39,24 @@ public final class FailpointCatalog {
             "recovery.after_restore:<n>", "recovery.after_rollback_publish", "recovery.after_forward_publish",
             AUDIT_RECORD, "recovery.after_audit", SIDECAR_WRITE, SIDECAR_DELETE, SIDECAR_LIST);
 
+    /**
+     * The bulk open-time sweep, in order: every sidecar classified; the roll-forward of one branch published;
+     * every participant's restore plan written; the n-th restore committed; every restore committed; every
+     * rollback publish done; the one audit append done; the n-th sidecar deleted.
+     */
+    public static final String SWEEP_AFTER_CLASSIFY = "recovery.sweep.after_classify";
+    public static final String SWEEP_AFTER_FORWARD_PUBLISH = "recovery.sweep.after_forward_publish";
+    public static final String SWEEP_AFTER_PLANS = "recovery.sweep.after_plans";
+    public static final String SWEEP_AFTER_RESTORE = "recovery.sweep.after_restore:";
+    public static final String SWEEP_AFTER_RESTORES = "recovery.sweep.after_restores";
+    public static final String SWEEP_AFTER_PUBLISH = "recovery.sweep.after_publish";
+    public static final String SWEEP_AFTER_AUDIT = "recovery.sweep.after_audit";
+    public static final String SWEEP_AFTER_DELETE = "recovery.sweep.after_delete:";
+
+    public static final List<String> SWEEP_POINTS = List.of(SWEEP_AFTER_CLASSIFY, SWEEP_AFTER_FORWARD_PUBLISH,
+            SWEEP_AFTER_PLANS, SWEEP_AFTER_RESTORE + "<n>", SWEEP_AFTER_RESTORES, SWEEP_AFTER_PUBLISH, SWEEP_AFTER_AUDIT,
+            SWEEP_AFTER_DELETE + "<n>");
+
     /** {@code init}, in order: claim taken, every table created, schema files written, claim about to go. */
     public static final String INIT_AFTER_CLAIM = "init.after_claim";
     public static final String INIT_AFTER_TABLES = "init.after_tables";
@@ -60,6 +78,7 @@ public final class FailpointCatalog {
             out.put(writer, List.copyOf(points));
         }
         out.put("recovery", RECOVERY_POINTS);
+        out.put("sweep", SWEEP_POINTS);
         out.put("init", INIT_POINTS);
         return out;
     }

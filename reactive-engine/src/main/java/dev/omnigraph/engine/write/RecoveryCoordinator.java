@@ -1,6 +1,7 @@
 package dev.omnigraph.engine.write;
 
 import dev.omnigraph.engine.gate.Permit;
+import dev.omnigraph.recovery.BulkSweep;
 import dev.omnigraph.recovery.RecoveryAudit;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.recovery.SidecarRecovery;
@@ -28,12 +29,14 @@ public final class RecoveryCoordinator {
                 new RecoveryAudit(ctx.root(), ctx.tables()), ctx.failpoints());
     }
 
-    /** Read-write open: every pending sidecar rolled forward or back; a refused one fails the open loudly. */
+    /**
+     * Read-write open: reloads the sidecar directory (the start of this process's view of it) and resolves every
+     * pending sidecar in one bulk sweep; a refused one fails the open loudly before anything is touched.
+     */
     public Mono<Void> sweep() {
         return Mono.usingWhen(ctx.gates().exclusiveSchema(),
-                permit -> ctx.sidecars().list()
-                        .concatMap(sidecar -> recovery.recover(sidecar.operationId(), Mode.FULL))
-                        .then(),
+                permit -> new BulkSweep(ctx.tables(), ctx.manifest(), ctx.publisher(), ctx.sidecars(),
+                        new RecoveryAudit(ctx.root(), ctx.tables()), ctx.failpoints()).run().then(),
                 Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync);
     }
 

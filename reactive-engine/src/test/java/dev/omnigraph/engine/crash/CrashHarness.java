@@ -84,11 +84,14 @@ final class CrashHarness {
     }
 
     static GraphState state(Omnigraph graph) {
+        return state(graph, servicesOf(graph));
+    }
+
+    static GraphState state(Omnigraph graph, StorageServices services) {
         Map<String, List<String>> rows = new TreeMap<>();
         var snapshot = graph.snapshot(ReadTarget.main()).block();
         for (var table : snapshot.tables()) {
             TableRef ref = new TableRef(graph.root().resolve(table.path()).toString(), table.lanceBranch());
-            StorageServices services = servicesOf(graph);
             List<String> canonical = new ArrayList<>();
             services.tables().open(ref, OptionalLong.of(table.version()))
                     .flatMapMany(pinned -> services.tables().scan(pinned, ScanRequest.all()))

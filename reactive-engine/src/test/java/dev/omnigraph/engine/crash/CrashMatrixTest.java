@@ -146,8 +146,8 @@ class CrashMatrixTest {
     @Test
     void aRecoveryKilledWhileRollingForwardIsFinishedByTheNextOpen(@TempDir Path dir) throws Exception {
         CrashHarness.Expectation expected = CrashHarness.expectation(CrashScenario.APPEND, services, scratch);
-        for (String recoveryPoint : List.of("recovery.after_forward_publish", FailpointCatalog.AUDIT_RECORD,
-                "recovery.after_audit", FailpointCatalog.SIDECAR_DELETE)) {
+        for (String recoveryPoint : List.of(FailpointCatalog.SWEEP_AFTER_FORWARD_PUBLISH, FailpointCatalog.AUDIT_RECORD,
+                FailpointCatalog.SWEEP_AFTER_AUDIT, FailpointCatalog.SIDECAR_DELETE)) {
             Path root = dir.resolve(recoveryPoint.replace(':', '_'));
             CrashHarness.copy(expected.template(), root);
             assertThat(CrashHarness.runChild(root, "APPEND", "load.after_confirm=exit", dir.resolve("tmp1")).died()).isTrue();

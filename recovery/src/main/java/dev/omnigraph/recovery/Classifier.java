@@ -1,0 +1,132 @@
+package dev.omnigraph.recovery;
+
+import dev.omnigraph.recovery.Sidecar.RollbackRestore;
+import dev.omnigraph.recovery.Sidecar.TablePin;
+import dev.omnigraph.recovery.Sidecar.Txn;
+import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.storage.TableStorage;
+import dev.omnigraph.storage.error.StorageFault;
+import dev.omnigraph.storage.manifest.BranchIdentity;
+import dev.omnigraph.storage.manifest.ManifestState;
+import dev.omnigraph.storage.manifest.TableEntry;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The per-table classification of an exact (protocol v3) sidecar against live state, and the all-or-nothing
+ * decision that follows, shared by the one-sidecar recovery and the bulk open-time sweep.
+ */
+final class Classifier {
+    private final TableStorage tables;
+
+    Classifier(TableStorage tables) {
+        this.tables = tables;
+    }
+
+    /** One pin's class and the HEAD it was read at. */
+    record Classified(TableClass kind, long head) {
+    }
+
+    /** Every pin of {@code sidecar}, classified in pin order. */
+    Mono<Map<TablePin, Classified>> classifyAll(Sidecar sidecar, ManifestState state) {
+        return Flux.fromIterable(sidecar.tables())
+                .concatMap(pin -> classify(sidecar, pin, state).map(found -> Map.entry(pin, found)))
+                .collectList()
+                .map(classes -> {
+                    Map<TablePin, Classified> byPin = new LinkedHashMap<>();
+                    classes.forEach(entry -> byPin.put(entry.getKey(), entry.getValue()));
+                    return byPin;
+                });
+    }
+
+    /** What a rollback does per table: restore the ones with its effect at HEAD, count the ones it already restored. */
+    record Restores(List<TablePin> toRestore, List<TablePin> restored) {
+        boolean none() {
+            return toRestore.isEmpty() && restored.isEmpty();
+        }
+    }
+
+    static Restores restores(Map<TablePin, Classified> byPin) {
+        List<TablePin> toRestore = new ArrayList<>();
+        List<TablePin> restored = new ArrayList<>();
+        byPin.forEach((pin, found) -> {
+            if (found.kind() == TableClass.OWN_AT_HEAD) toRestore.add(pin);
+            if (found.kind() == TableClass.OWN_COMPENSATED) restored.add(pin);
+        });
+        return new Restores(List.copyOf(toRestore), List.copyOf(restored));
+    }
+
+    /** Why the sidecar must be refused (a foreign or impossible table), or empty when recovery may act. */
+    static Optional<String> refusal(Map<TablePin, Classified> byPin) {
+        for (Map.Entry<TablePin, Classified> entry : byPin.entrySet()) {
+            TableClass found = entry.getValue().kind();
+            if (found == TableClass.FOREIGN || found == TableClass.INVARIANT_VIOLATION) {
+                return Optional.of(entry.getKey().tableKey() + " is " + found + " (HEAD " + entry.getValue().head()
+                        + ", expected " + entry.getKey().expectedVersion() + ")");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Every effect confirmed and exactly at HEAD, under the authority the write captured: roll forward. */
+    static boolean canRollForward(Sidecar sidecar, Map<TablePin, Classified> byPin, ManifestState state, BranchIdentity live) {
+        boolean allOwnAtHead = !byPin.isEmpty() && byPin.values().stream().allMatch(c -> c.kind() == TableClass.OWN_AT_HEAD);
+        boolean confirmed = sidecar.protocolV3().effectPhase() == Sidecar.EffectPhase.EffectsConfirmed;
+        return allOwnAtHead && confirmed && authorityHolds(sidecar, state, live);
+    }
+
+    private Mono<Classified> classify(Sidecar sidecar, TablePin pin, ManifestState state) {
+        TableRef ref = ref(pin);
+        long published = state.table(pin.tableKey()).map(TableEntry::version).orElse(0L);
+        long expected = pin.expectedVersion();
+        Txn planned = planned(sidecar, pin.tableKey());
+        return tables.head(ref).flatMap(head -> {
+            if (head < published) return Mono.just(new Classified(TableClass.INVARIANT_VIOLATION, head));
+            if (published != expected) return Mono.just(new Classified(TableClass.FOREIGN, head));
+            if (head == expected) return Mono.just(new Classified(TableClass.NO_MOVEMENT, head));
+            if (head != expected + 1 && head != expected + 2) return Mono.just(new Classified(TableClass.FOREIGN, head));
+            return isTransaction(ref, expected + 1, planned).flatMap(ownEffect -> {
+                if (!ownEffect) return Mono.just(new Classified(TableClass.FOREIGN, head));
+                if (head == expected + 1) return Mono.just(new Classified(TableClass.OWN_AT_HEAD, head));
+                Optional<Txn> restore = restoreOf(sidecar, pin.tableKey());
+                return restore.isEmpty() ? Mono.just(new Classified(TableClass.FOREIGN, head))
+                        : isTransaction(ref, head, restore.get()).map(own -> new Classified(
+                                own ? TableClass.OWN_COMPENSATED : TableClass.FOREIGN, head));
+            });
+        });
+    }
+
+    private Mono<Boolean> isTransaction(TableRef ref, long version, Txn expected) {
+        return tables.transactionAt(ref, version).map(found -> found
+                .map(identity -> identity.readVersion() == expected.readVersion() && identity.uuid().equals(expected.uuid()))
+                .orElse(false));
+    }
+
+    private static boolean authorityHolds(Sidecar sidecar, ManifestState state, BranchIdentity live) {
+        Sidecar.Authority captured = sidecar.protocolV3().authority();
+        Sidecar.BranchIdentifier id = captured.branchIdentifier();
+        BranchIdentity then = new BranchIdentity(id.name(), Optional.ofNullable(id.parent()), id.parentVersion(), id.createdAt());
+        return then.equals(live) && state.head().equals(Optional.ofNullable(captured.graphHead()));
+    }
+
+    private static Txn planned(Sidecar sidecar, String tableKey) {
+        return sidecar.protocolV3().effects().stream().filter(effect -> effect.tableKey().equals(tableKey))
+                .map(Sidecar.Effect::plannedTransaction).findFirst()
+                .orElseThrow(() -> new StorageFault("sidecar " + sidecar.operationId() + " pins " + tableKey
+                        + " without a planned transaction", null));
+    }
+
+    private static Optional<Txn> restoreOf(Sidecar sidecar, String tableKey) {
+        return Optional.ofNullable(sidecar.protocolV3().rollbackRestores()).flatMap(restores -> restores.stream()
+                .filter(restore -> restore.tableKey().equals(tableKey)).map(RollbackRestore::restoreTransaction).findFirst());
+    }
+
+    static TableRef ref(TablePin pin) {
+        return new TableRef(pin.tablePath(), Optional.ofNullable(pin.tableBranch()));
+    }
+}
