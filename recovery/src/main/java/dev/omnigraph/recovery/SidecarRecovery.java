@@ -147,6 +147,10 @@ public final class SidecarRecovery {
         TableRef ref = new TableRef(pin.tablePath(), Optional.ofNullable(pin.tableBranch()));
         long published = state.table(pin.tableKey()).map(TableEntry::version).orElse(0L);
         long expected = pin.expectedVersion();
+        if (ForkPins.isFork(pin, state)) {
+            return ForkPins.classify(tables, sidecar, pin, published)
+                    .map(found -> new Classified(found.getKey(), found.getValue()));
+        }
         Txn planned = planned(sidecar, pin.tableKey());
         return tables.head(ref).flatMap(head -> {
             if (head < published) return Mono.just(new Classified(TableClass.INVARIANT_VIOLATION, head));
@@ -217,10 +221,21 @@ public final class SidecarRecovery {
     private Mono<Outcome> rollBack(Sidecar sidecar, String branch, ManifestState state, Map<TablePin, Classified> byPin) {
         List<TablePin> toRestore = new ArrayList<>();
         List<TablePin> restored = new ArrayList<>();
+        List<TablePin> forks = byPin.keySet().stream().filter(pin -> ForkPins.isFork(pin, state)).toList();
         byPin.forEach((pin, found) -> {
+            if (forks.contains(pin)) return; // never published: the whole fork goes, below
             if (found.kind() == TableClass.OWN_AT_HEAD) toRestore.add(pin);
             if (found.kind() == TableClass.OWN_COMPENSATED) restored.add(pin);
         });
+        if (!forks.isEmpty()) {
+            // Forks this intent created are removed before any restore; then the rest rolls back as usual.
+            Map<TablePin, Classified> rest = new LinkedHashMap<>(byPin);
+            forks.forEach(rest::remove);
+            return ForkPins.reclaim(tables, forks).then(rest.isEmpty()
+                    ? finalizeBack(sidecar, Optional.empty(), forks.stream()
+                            .map(pin -> new TableOutcome(pin.tableKey(), pin.expectedVersion(), pin.expectedVersion())).toList())
+                    : rollBack(sidecar, branch, state, rest));
+        }
         if (toRestore.isEmpty() && restored.isEmpty()) {
             List<TableOutcome> untouched = byPin.keySet().stream()
                     .map(pin -> new TableOutcome(pin.tableKey(), pin.expectedVersion(), pin.expectedVersion())).toList();
