@@ -84,11 +84,15 @@ final class CrashHarness {
     }
 
     static GraphState state(Omnigraph graph) {
+        return state(graph, "main", servicesOf(graph));
+    }
+
+    /** The logical state of {@code branch}: its rows through its pins and its user-visible commits. */
+    static GraphState state(Omnigraph graph, String branch, StorageServices services) {
         Map<String, List<String>> rows = new TreeMap<>();
-        var snapshot = graph.snapshot(ReadTarget.main()).block();
+        var snapshot = graph.snapshot(ReadTarget.branch(branch)).block();
         for (var table : snapshot.tables()) {
             TableRef ref = new TableRef(graph.root().resolve(table.path()).toString(), table.lanceBranch());
-            StorageServices services = servicesOf(graph);
             List<String> canonical = new ArrayList<>();
             services.tables().open(ref, OptionalLong.of(table.version()))
                     .flatMapMany(pinned -> services.tables().scan(pinned, ScanRequest.all()))
@@ -104,7 +108,7 @@ final class CrashHarness {
             canonical.sort(String::compareTo);
             rows.put(table.tableKey(), canonical);
         }
-        List<String> commits = graph.commits("main")
+        List<String> commits = graph.commits(branch)
                 .filter(commit -> !commit.actorId().equals(java.util.Optional.of(SidecarRecovery.RECOVERY_ACTOR)))
                 .map(GraphCommit::operation)
                 .collectList().block();
