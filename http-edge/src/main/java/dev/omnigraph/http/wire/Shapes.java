@@ -92,11 +92,17 @@ public final class Shapes {
      */
     public static ObjectNode load(String branch, Optional<String> baseBranch, LoadMode mode, WriteOutcome outcome,
                                   Optional<String> actor, Optional<String> uri) {
+        return load(branch, baseBranch, false, mode, outcome, actor, uri);
+    }
+
+    /** As above; {@code branchCreated}: the load created {@code branch} from {@code baseBranch} first. */
+    public static ObjectNode load(String branch, Optional<String> baseBranch, boolean branchCreated, LoadMode mode,
+                                  WriteOutcome outcome, Optional<String> actor, Optional<String> uri) {
         ObjectNode out = Json.object();
         uri.ifPresent(u -> out.put("uri", u));
         out.put("branch", branch);
         out.put("base_branch", baseBranch.orElse(null));
-        out.put("branch_created", false);
+        out.put("branch_created", branchCreated);
         out.put("mode", mode.name().toLowerCase(Locale.ROOT));
         TreeMap<String, Long> nodes = new TreeMap<>(outcome.byType("node"));
         TreeMap<String, Long> edges = new TreeMap<>(outcome.byType("edge"));
