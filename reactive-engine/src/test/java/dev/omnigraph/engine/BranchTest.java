@@ -251,4 +251,38 @@ class BranchTest {
                 .noneMatch(line -> line.contains("\"age\":99"));
         assertThat(people("b")).containsExactly("Ada", "Bob", "Cy");
     }
+
+    @Test
+    void aSidecarLeftOnADeletedBranchIsDiscardedAsAnOrphanWithAnAuditRow() {
+        graph.createBranch("doomed", Optional.empty()).block();
+        // The write fails after its first commit and its own compensation fails too: the sidecar stays.
+        graph.failpoints().arm("mutation.after_commit:1", new dev.omnigraph.storage.Failpoints.Action.Error());
+        graph.failpoints().arm(dev.omnigraph.storage.FailpointCatalog.AUDIT_RECORD, new dev.omnigraph.storage.Failpoints.Action.Error());
+        assertThatThrownBy(() -> mutate("doomed", "addFriend", Map.of("name", "Cy", "friend", "Ada")))
+                .isInstanceOf(dev.omnigraph.storage.error.RecoveryRequired.class);
+        graph.failpoints().disarm("mutation.after_commit:1");
+        graph.failpoints().disarm(dev.omnigraph.storage.FailpointCatalog.AUDIT_RECORD);
+        assertThat(graph.pendingSidecars().collectList().block()).singleElement()
+                .satisfies(sidecar -> assertThat(sidecar.branch()).isEqualTo("doomed"));
+
+        graph.deleteBranch("doomed").block();
+        assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(graph.recoveries().collectList().block()).singleElement().satisfies(record -> assertThat(record.kind())
+                .isEqualTo(dev.omnigraph.recovery.RecoveryRecord.Kind.OrphanedBranchDiscarded));
+        assertThat(forksOf("node:Person")).isEmpty();
+        assertThat(people("main")).containsExactly("Ada", "Bob");
+    }
+
+    @Test
+    void aTreeLeftByAnInterruptedCreateIsReclaimedByTheNextCreate() throws Exception {
+        graph.createBranch("half", Optional.empty()).block();
+        // Lance creates the tree before the ref: a crash in between leaves exactly this shape.
+        java.nio.file.Files.delete(dir.resolve("g/__manifest/_refs/branches/half.json"));
+        assertThat(branchNames()).containsExactly("main");
+        assertThat(dir.resolve("g/__manifest/tree/half")).isDirectory();
+        graph.createBranch("half", Optional.empty()).block();
+        assertThat(branchNames()).containsExactly("main", "half");
+        mutate("half", "addPerson", Map.of("name", "Cy", "age", 1));
+        assertThat(people("half")).containsExactly("Ada", "Bob", "Cy");
+    }
 }
