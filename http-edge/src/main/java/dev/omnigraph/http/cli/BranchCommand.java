@@ -5,6 +5,7 @@ import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.branch.BranchResult;
 import dev.omnigraph.http.wire.Json;
+import dev.omnigraph.http.wire.Shapes;
 import dev.omnigraph.storage.manifest.BranchIdentity;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import java.nio.file.Path;
@@ -56,9 +57,7 @@ final class BranchCommand implements Callable<Integer> {
             BranchResult.Created created = graph.createBranch(name, Optional.ofNullable(from)).block();
             String source = Optional.ofNullable(from).orElse(GraphBranches.MAIN);
             if (json) {
-                ObjectNode out = envelope(graph, name);
-                out.put("from", source);
-                cli.out.println(Json.text(out));
+                cli.out.println(Json.text(Shapes.branchCreated(graph.root().toUri().toString(), source, name, Optional.empty())));
             } else {
                 cli.out.println("created branch " + created.identity().name() + " from " + source);
             }
@@ -116,25 +115,13 @@ final class BranchCommand implements Callable<Integer> {
             Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
             BranchResult.Deleted deleted = graph.deleteBranch(name).block();
             if (json) {
-                ObjectNode out = envelope(graph, name);
-                if (!deleted.leftovers().isEmpty()) {
-                    var leftovers = out.putArray("unreclaimed_forks");
-                    deleted.leftovers().forEach(leftovers::add);
-                }
-                cli.out.println(Json.text(out));
+                cli.out.println(Json.text(Shapes.branchDeleted(graph.root().toUri().toString(), name, Optional.empty(),
+                        deleted.leftovers())));
             } else {
                 cli.out.println("deleted branch " + name + (deleted.leftovers().isEmpty() ? ""
                         : "; forks left for cleanup on " + String.join(", ", deleted.leftovers())));
             }
             return OmnigraphCli.OK;
         }
-    }
-
-    private static ObjectNode envelope(Omnigraph graph, String name) {
-        ObjectNode out = Json.object();
-        out.put("uri", graph.root().toUri().toString());
-        out.put("name", name);
-        out.putNull("actor_id");
-        return out;
     }
 }

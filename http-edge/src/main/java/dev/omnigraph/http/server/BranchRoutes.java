@@ -1,11 +1,9 @@
 package dev.omnigraph.http.server;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.http.wire.HttpProblem;
-import dev.omnigraph.http.wire.Json;
+import dev.omnigraph.http.wire.Shapes;
 import dev.omnigraph.storage.manifest.GraphBranches;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,40 +33,18 @@ final class BranchRoutes {
 
     private static Mono<Void> create(Exchange ex, Omnigraph graph, Map<String, String> vars) {
         return ex.jsonBody(false).flatMap(body -> {
-            for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
-                String field = names.next();
-                if (!CREATE_FIELDS.contains(field)) {
-                    throw HttpProblem.badRequest("unknown field '" + field + "' (a branch create takes name and from)");
-                }
-            }
+            ReadRoutes.onlyFields(body, CREATE_FIELDS, "a branch create takes name and from");
             String name = ReadRoutes.text(body, "name");
             if (name == null) throw HttpProblem.badRequest("the request body needs 'name'");
             Optional<String> from = Optional.ofNullable(ReadRoutes.text(body, "from"));
-            return graph.createBranch(name, from).flatMap(created -> {
-                ObjectNode out = envelope(ex, graph, name);
-                out.put("from", from.orElse(GraphBranches.MAIN));
-                return ex.json(200, out);
-            });
+            return graph.createBranch(name, from).flatMap(created -> ex.json(200, Shapes.branchCreated(
+                    graph.root().toUri().toString(), from.orElse(GraphBranches.MAIN), name, ex.actor)));
         });
     }
 
     private static Mono<Void> delete(Exchange ex, Omnigraph graph, Map<String, String> vars) {
         String name = vars.get("branch");
-        return graph.deleteBranch(name).flatMap(deleted -> {
-            ObjectNode out = envelope(ex, graph, name);
-            if (!deleted.leftovers().isEmpty()) {
-                var leftovers = out.putArray("unreclaimed_forks");
-                deleted.leftovers().forEach(leftovers::add);
-            }
-            return ex.json(200, out);
-        });
-    }
-
-    private static ObjectNode envelope(Exchange ex, Omnigraph graph, String name) {
-        ObjectNode out = Json.object();
-        out.put("uri", graph.root().toUri().toString());
-        out.put("name", name);
-        out.put("actor_id", ex.actor.orElse(null));
-        return out;
+        return graph.deleteBranch(name).flatMap(deleted -> ex.json(200, Shapes.branchDeleted(
+                graph.root().toUri().toString(), name, ex.actor, deleted.leftovers())));
     }
 }

@@ -176,4 +176,27 @@ public final class Shapes {
         }
         return out;
     }
+
+    /** {@code POST /branches} and {@code branch create --json}: {@code {uri, from, name, actor_id}}. */
+    public static ObjectNode branchCreated(String uri, String from, String name, Optional<String> actor) {
+        ObjectNode out = Json.object();
+        out.put("uri", uri);
+        out.put("from", from);
+        out.put("name", name);
+        out.put("actor_id", actor.orElse(null));
+        return out;
+    }
+
+    /** {@code DELETE /branches/{branch}} and {@code branch delete --json}; {@code unreclaimed_forks} only when some are. */
+    public static ObjectNode branchDeleted(String uri, String name, Optional<String> actor, List<String> leftovers) {
+        ObjectNode out = Json.object();
+        out.put("uri", uri);
+        out.put("name", name);
+        out.put("actor_id", actor.orElse(null));
+        if (!leftovers.isEmpty()) {
+            ArrayNode forks = out.putArray("unreclaimed_forks");
+            leftovers.forEach(forks::add);
+        }
+        return out;
+    }
 }
