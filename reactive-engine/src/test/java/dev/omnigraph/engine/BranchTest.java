@@ -192,6 +192,9 @@ class BranchTest {
         assertThatThrownBy(() -> graph.createBranch("team", Optional.empty()).block())
                 .isInstanceOf(Conflict.class).hasMessageContaining("already exists");
         assertThat(branchNames()).containsExactly("main", "team");
+        // main's data lives outside tree/, so a name sharing its prefix is fine.
+        graph.createBranch("maintenance", Optional.empty()).block();
+        assertThat(branchNames()).containsExactly("main", "maintenance", "team");
     }
 
     long manifestRefs() {

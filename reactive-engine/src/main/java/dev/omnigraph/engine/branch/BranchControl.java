@@ -53,7 +53,8 @@ public final class BranchControl {
                         if (names.contains(name)) {
                             return Mono.error(new Conflict("branch " + name + " already exists"));
                         }
-                        LanceBranchNames.requireDisjoint(name, names);
+                        // main's files are not under tree/, so only other branches can clash by prefix.
+                        LanceBranchNames.requireDisjoint(name, names.stream().filter(n -> !n.equals(GraphBranches.MAIN)).toList());
                         return forkPoint(source, names);
                     })
                     .flatMap(point -> discardOrphans(name)
