@@ -1,5 +1,7 @@
 package dev.omnigraph.engine;
 
+import dev.omnigraph.engine.branch.BranchControl;
+import dev.omnigraph.engine.branch.BranchResult;
 import dev.omnigraph.engine.gate.Gates;
 import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.engine.load.Loader;
@@ -336,6 +338,44 @@ public final class Omnigraph implements AutoCloseable {
     /** Graph branches with their identities, main first. */
     public Mono<List<BranchIdentity>> branches() {
         return manifest.branches();
+    }
+
+    /**
+     * Creates branch {@code name} from {@code from} (a branch or a commit id; main when empty). Lazy: no table is
+     * copied; the branch reads every table through the pins it inherited until its first write to that table.
+     */
+    public Mono<BranchResult.Created> createBranch(String name, Optional<String> from) {
+        return Mono.defer(() -> {
+            requireWritable("branch create");
+            return new BranchControl(writeContext()).create(name, from);
+        });
+    }
+
+    /** Deletes branch {@code name} (never main, never a branch others still fork from). */
+    public Mono<BranchResult.Deleted> deleteBranch(String name) {
+        return Mono.defer(() -> {
+            requireWritable("branch delete");
+            return new BranchControl(writeContext()).delete(name);
+        });
+    }
+
+    /**
+     * For {@code load --from}: creates {@code branch} from {@code from} unless it exists; emits whether it did.
+     * Without {@code from} the branch must already exist.
+     */
+    public Mono<Boolean> ensureBranch(String branch, Optional<String> from) {
+        if (from.isEmpty() || GraphBranches.MAIN.equals(branch)) {
+            return Mono.just(false);
+        }
+        return Mono.defer(() -> {
+            ValidText.require("branch", branch);
+            return manifest.branches().flatMap(live -> live.stream().anyMatch(b -> b.name().equals(branch))
+                    ? Mono.just(false)
+                    : createBranch(branch, from).thenReturn(true)
+                            // Lost a race with another creator of the same name: it exists now, which is all we need.
+                            .onErrorResume(Conflict.class, exists -> manifest.branchIdentity(branch)
+                                    .thenReturn(false)));
+        });
     }
 
     // ---- writes --------------------------------------------------------------------------------------------

@@ -77,6 +77,8 @@ public final class BulkSweep {
         List<Verdict.Back> backs = plans.stream().flatMap(plan -> plan.backs().stream()).toList();
         return failpoints.hit(FailpointCatalog.SWEEP_AFTER_CLASSIFY)
                 .then(Flux.fromIterable(plans).concatMap(plan -> rollForward(plan, heads)).then())
+                // First-touch forks the rolled-back writes created were never published: deleted whole first.
+                .then(steps.reclaimForks(backs.stream().flatMap(back -> back.forks().stream()).toList()))
                 .then(stageAll(backs))
                 .flatMap(staged -> planAndRestore(plans, backs, staged)
                         .onErrorResume(error -> steps.discard(staged.values().stream().flatMap(List::stream).toList())
@@ -178,7 +180,9 @@ public final class BulkSweep {
                     records.add(RecoverySteps.record(sidecar, RecoveryRecord.Kind.RolledForward,
                             Optional.of(sidecar.protocolV3().lineage().graphCommitId()), RecoverySteps.forwardOutcomes(sidecar)));
                 } else if (verdict instanceof Verdict.Back) {
-                    records.add(RecoverySteps.record(sidecar, RecoveryRecord.Kind.RolledBack, Optional.of(rollbackId(plan)),
+                    boolean published = !restored.getOrDefault(plan.branch(), Map.of()).isEmpty();
+                    records.add(RecoverySteps.record(sidecar, RecoveryRecord.Kind.RolledBack,
+                            published ? Optional.of(rollbackId(plan)) : Optional.empty(),
                             RecoverySteps.rollbackOutcomes(sidecar, restored.getOrDefault(plan.branch(), Map.of()))));
                 }
             }

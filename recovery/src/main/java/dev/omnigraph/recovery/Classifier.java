@@ -44,21 +44,29 @@ final class Classifier {
                 });
     }
 
-    /** What a rollback does per table: restore the ones with its effect at HEAD, count the ones it already restored. */
-    record Restores(List<TablePin> toRestore, List<TablePin> restored) {
+    /**
+     * What a rollback does per table: restore the ones with its effect at HEAD, count the ones it already
+     * restored, and delete whole the first-touch forks it created (never published, so never restored).
+     */
+    record Restores(List<TablePin> toRestore, List<TablePin> restored, List<TablePin> forks) {
         boolean none() {
-            return toRestore.isEmpty() && restored.isEmpty();
+            return toRestore.isEmpty() && restored.isEmpty() && forks.isEmpty();
         }
     }
 
-    static Restores restores(Map<TablePin, Classified> byPin) {
+    static Restores restores(Map<TablePin, Classified> byPin, ManifestState state) {
         List<TablePin> toRestore = new ArrayList<>();
         List<TablePin> restored = new ArrayList<>();
+        List<TablePin> forks = new ArrayList<>();
         byPin.forEach((pin, found) -> {
+            if (ForkPins.isFork(pin, state)) {
+                forks.add(pin);
+                return;
+            }
             if (found.kind() == TableClass.OWN_AT_HEAD) toRestore.add(pin);
             if (found.kind() == TableClass.OWN_COMPENSATED) restored.add(pin);
         });
-        return new Restores(List.copyOf(toRestore), List.copyOf(restored));
+        return new Restores(List.copyOf(toRestore), List.copyOf(restored), List.copyOf(forks));
     }
 
     /** Why the sidecar must be refused (a foreign or impossible table), or empty when recovery may act. */
@@ -84,6 +92,10 @@ final class Classifier {
         TableRef ref = ref(pin);
         long published = state.table(pin.tableKey()).map(TableEntry::version).orElse(0L);
         long expected = pin.expectedVersion();
+        if (ForkPins.isFork(pin, state)) {
+            return ForkPins.classify(tables, sidecar, pin, published)
+                    .map(found -> new Classified(found.getKey(), found.getValue()));
+        }
         Txn planned = planned(sidecar, pin.tableKey());
         return tables.head(ref).flatMap(head -> {
             if (head < published) return Mono.just(new Classified(TableClass.INVARIANT_VIOLATION, head));

@@ -72,6 +72,11 @@ final class RecoverySteps {
         return outcomes;
     }
 
+    /** Deletes the first-touch forks a rolled-back intent created (never published, so never restored). */
+    Mono<Void> reclaimForks(List<TablePin> forks) {
+        return ForkPins.reclaim(tables, forks);
+    }
+
     /** Stages one restore per pin (to its expected version); on failure every staged restore is discarded. */
     Mono<List<Map.Entry<TablePin, StagedHandle>>> stageRestores(List<TablePin> pins) {
         List<StagedHandle> allStaged = new CopyOnWriteArrayList<>();

@@ -139,7 +139,15 @@ public final class SidecarRecovery {
     // ---- roll back -------------------------------------------------------------------------------------------
 
     private Mono<Outcome> rollBack(Sidecar sidecar, String branch, ManifestState state, Map<TablePin, Classifier.Classified> byPin) {
-        Classifier.Restores restores = Classifier.restores(byPin);
+        Classifier.Restores restores = Classifier.restores(byPin, state);
+        if (!restores.forks().isEmpty()) {
+            // Forks this intent created were never published: they go whole, before any restore.
+            Map<TablePin, Classifier.Classified> rest = new LinkedHashMap<>(byPin);
+            restores.forks().forEach(rest::remove);
+            return steps.reclaimForks(restores.forks()).then(rest.isEmpty()
+                    ? finalizeBack(sidecar, Optional.empty(), RecoverySteps.untouched(sidecar))
+                    : rollBack(sidecar, branch, state, rest));
+        }
         List<TablePin> toRestore = restores.toRestore();
         List<TablePin> restored = restores.restored();
         if (restores.none()) {

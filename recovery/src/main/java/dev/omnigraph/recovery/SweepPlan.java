@@ -45,8 +45,12 @@ final class SweepPlan {
         record Forward(Sidecar sidecar, String branch, BranchIdentity identity) implements Verdict {
         }
 
-        /** Restore {@code toRestore}, count {@code restored} (already restored by an interrupted recovery). */
-        record Back(Sidecar sidecar, String branch, List<TablePin> toRestore, List<TablePin> restored) implements Verdict {
+        /**
+         * Delete {@code forks} (first-touch forks it created), restore {@code toRestore}, count {@code restored}
+         * (already restored by an interrupted recovery).
+         */
+        record Back(Sidecar sidecar, String branch, List<TablePin> toRestore, List<TablePin> restored,
+                    List<TablePin> forks) implements Verdict {
         }
 
         /** Fails the open; nothing is touched. */
@@ -96,7 +100,7 @@ final class SweepPlan {
                                                 loaded.getT1(), loaded.getT2()), parallelism)
                                         .collectList()
                                         .map(verdicts -> new BranchPlan(branch, Optional.of(loaded.getT1()),
-                                                ordered(branch, verdicts)))));
+                                                ordered(branch, loaded.getT1(), verdicts)))));
     }
 
     private static Verdict orphan(Sidecar sidecar) {
@@ -127,24 +131,25 @@ final class SweepPlan {
             if (Classifier.canRollForward(sidecar, byPin, state, identity)) {
                 return new Verdict.Forward(sidecar, branch, identity);
             }
-            return back(sidecar, branch, byPin);
+            return back(sidecar, branch, byPin, state);
         });
     }
 
-    private static Verdict back(Sidecar sidecar, String branch, Map<TablePin, Classifier.Classified> byPin) {
-        Classifier.Restores restores = Classifier.restores(byPin);
+    private static Verdict back(Sidecar sidecar, String branch, Map<TablePin, Classifier.Classified> byPin,
+                                ManifestState state) {
+        Classifier.Restores restores = Classifier.restores(byPin, state);
         if (restores.none()) {
             return new Verdict.Finalize(sidecar, RecoveryRecord.Kind.RolledBack, Optional.empty(),
                     RecoverySteps.untouched(sidecar));
         }
-        return new Verdict.Back(sidecar, branch, restores.toRestore(), restores.restored());
+        return new Verdict.Back(sidecar, branch, restores.toRestore(), restores.restored(), restores.forks());
     }
 
     /**
      * Applies the one-branch ordering rules: the oldest qualifying roll-forward stays, later ones become rollbacks;
      * a table two rollbacks would both restore is ambiguous, and both are refused (fail closed).
      */
-    private static List<Verdict> ordered(String branch, List<Verdict> verdicts) {
+    private static List<Verdict> ordered(String branch, ManifestState state, List<Verdict> verdicts) {
         List<Verdict> out = new ArrayList<>();
         boolean forwarded = false;
         for (Verdict verdict : verdicts) {
@@ -154,7 +159,9 @@ final class SweepPlan {
                     out.add(forward);
                 } else {
                     List<TablePin> pins = forward.sidecar().tables();
-                    out.add(new Verdict.Back(forward.sidecar(), branch, pins, List.of()));
+                    List<TablePin> forks = pins.stream().filter(pin -> ForkPins.isFork(pin, state)).toList();
+                    List<TablePin> published = pins.stream().filter(pin -> !forks.contains(pin)).toList();
+                    out.add(new Verdict.Back(forward.sidecar(), branch, published, List.of(), forks));
                 }
             } else {
                 out.add(verdict);

@@ -18,6 +18,12 @@ public final class FailpointCatalog {
     public static final String AFTER_PUBLISH = "after_publish";
     public static final String BEFORE_SIDECAR_DELETE = "before_sidecar_delete";
 
+    /**
+     * Hit after the first-touch forks of a write on a graph branch exist and its changes are staged on them
+     * (between {@link #AFTER_ARM} and the first commit); only writes that fork pass it.
+     */
+    public static final String AFTER_FORK = "after_fork";
+
     public static final List<String> PIPELINE_STEPS = List.of(AFTER_PREPARE, AFTER_GATES, AFTER_ARM,
             AFTER_COMMIT + "<n>", AFTER_CONFIRM, AFTER_PUBLISH, BEFORE_SIDECAR_DELETE);
     /**
@@ -66,6 +72,14 @@ public final class FailpointCatalog {
     public static final List<String> INIT_POINTS = List.of(INIT_AFTER_CLAIM, INIT_AFTER_TABLES, INIT_AFTER_SCHEMA_FILES,
             INIT_BEFORE_CLAIM_DELETE);
 
+    /** Branch controls: create around its one native create; delete after its authority is gone, before reclaiming forks. */
+    public static final String BRANCH_BEFORE_CREATE = "branch.before_create";
+    public static final String BRANCH_AFTER_CREATE = "branch.after_create";
+    public static final String BRANCH_AFTER_DELETE_AUTHORITY = "branch.after_delete_authority";
+
+    public static final List<String> BRANCH_POINTS = List.of(BRANCH_BEFORE_CREATE, BRANCH_AFTER_CREATE,
+            BRANCH_AFTER_DELETE_AUTHORITY);
+
     private FailpointCatalog() {
     }
 
@@ -74,12 +88,14 @@ public final class FailpointCatalog {
         Map<String, List<String>> out = new LinkedHashMap<>();
         for (String writer : List.of("mutation", "load")) {
             List<String> points = new java.util.ArrayList<>(PIPELINE_STEPS.stream().map(step -> writer + "." + step).toList());
+            points.add(writer + "." + AFTER_FORK);
             points.add(writer + "." + AFTER_ATTEMPT);
             out.put(writer, List.copyOf(points));
         }
         out.put("recovery", RECOVERY_POINTS);
         out.put("sweep", SWEEP_POINTS);
         out.put("init", INIT_POINTS);
+        out.put("branch", BRANCH_POINTS);
         return out;
     }
 

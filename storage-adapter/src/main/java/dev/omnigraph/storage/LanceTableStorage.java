@@ -280,6 +280,7 @@ public final class LanceTableStorage implements TableStorage {
                 throw new dev.omnigraph.storage.error.Conflict("branch " + name + " already exists on " + from.path());
             }
             LanceBranchNames.requireDisjoint(name, live);
+            BranchTrees.reclaimOrphanTree(from.path(), name);
             // Branching from a branch only works through a dataset opened on that branch (lance-java.md §7).
             try (Dataset fork = from.branch().isPresent()
                     ? dataset.branches().create(name, fromVersion, from.branch().get())

@@ -39,6 +39,13 @@ final class LoadCommand implements Callable<Integer> {
     @Mixin
     WriteFlags flags;
 
+    @Option(names = "--from", paramLabel = "<branch|commit>", description = "Create --branch from this branch or "
+            + "commit first when it does not exist (without it the branch must exist).")
+    String from;
+
+    /** Whether this run created --branch (reported as branch_created). */
+    private boolean branchCreated;
+
     @Option(names = "--chunk-size", paramLabel = "<lines>", description = "Split the file into consecutive commits of at "
             + "most this many lines (nodes should come before the edges that reference them).")
     Integer chunkSize;
@@ -50,6 +57,7 @@ final class LoadCommand implements Callable<Integer> {
             throw new dev.omnigraph.storage.error.NotFound("file", data.toString(), "data file " + data + " does not exist");
         }
         Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
+        branchCreated = graph.ensureBranch(flags.branch, Optional.ofNullable(from)).block();
         LoadOptions options = flags.actor == null ? LoadOptions.DEFAULT : LoadOptions.DEFAULT.actor(flags.actor);
         if (chunkSize != null) {
             return loadInChunks(graph, loadMode, options);
@@ -112,8 +120,8 @@ final class LoadCommand implements Callable<Integer> {
 
     private void report(Omnigraph graph, LoadMode loadMode, WriteOutcome outcome, String prefix) {
         if (flags.json) {
-            cli.out.println(Json.text(Shapes.load(flags.branch, Optional.empty(), loadMode, outcome, Optional.ofNullable(flags.actor),
-                    Optional.of(graph.root().toUri().toString()))));
+            cli.out.println(Json.text(Shapes.load(flags.branch, Optional.ofNullable(from), branchCreated, loadMode, outcome,
+                    Optional.ofNullable(flags.actor), Optional.of(graph.root().toUri().toString()))));
         } else {
             cli.out.println(prefix + (outcome.replayed() ? "replayed (idempotency key already used): " : "")
                     + "loaded " + outcome.affectedNodes() + " node(s) and " + outcome.affectedEdges()

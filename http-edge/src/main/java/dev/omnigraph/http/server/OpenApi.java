@@ -63,7 +63,10 @@ final class OpenApi {
         if (singleGraph) {
             for (Route route : routes.perGraph()) {
                 String path = "/" + route.path();
-                if (!paths.has(path)) add(paths, path, route, route.doc().operationId(), false, auth);
+                // Per method: one path can carry several (GET and POST /branches).
+                if (!paths.path(path).has(route.method().toLowerCase(Locale.ROOT))) {
+                    add(paths, path, route, route.doc().operationId(), false, auth);
+                }
             }
         }
         doc.set("paths", paths);

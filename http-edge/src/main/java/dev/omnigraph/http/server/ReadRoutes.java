@@ -120,12 +120,7 @@ final class ReadRoutes {
     /** {@code POST /export}: the graph as NDJSON in the load format, streamed with the engine's demand. */
     private static Mono<Void> export(Exchange ex, Omnigraph graph, Map<String, String> vars) {
         return ex.jsonBody(true).flatMap(body -> {
-            for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
-                String name = names.next();
-                if (!EXPORT_FIELDS.contains(name)) {
-                    throw HttpProblem.badRequest("unknown field '" + name + "' (export takes branch and type_names)");
-                }
-            }
+            onlyFields(body, EXPORT_FIELDS, "export takes branch and type_names");
             Set<String> types = new LinkedHashSet<>();
             JsonNode typeNames = body.get("type_names");
             if (typeNames != null && !typeNames.isNull()) {
@@ -135,6 +130,16 @@ final class ReadRoutes {
             ReadTarget target = ReadTarget.branch(text(body, "branch") != null ? text(body, "branch") : GraphBranches.MAIN);
             return Streaming.ndjson(ex, graph.export(target, types), Routes.entityKinds(graph));
         });
+    }
+
+    /** Refuses a body field outside {@code allowed}; {@code hint} says what the route takes. */
+    static void onlyFields(JsonNode body, Set<String> allowed, String hint) {
+        for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!allowed.contains(name)) {
+                throw HttpProblem.badRequest("unknown field '" + name + "' (" + hint + ")");
+            }
+        }
     }
 
     /** The first present text field among {@code names} (aliases), or null. */

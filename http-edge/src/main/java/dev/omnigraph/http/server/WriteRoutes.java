@@ -58,7 +58,8 @@ final class WriteRoutes {
                                 .rawBody(ApiDoc.NDJSON).statuses(409, 503).takesIdempotencyKey()
                                 .param("branch", "Branch (default main)")
                                 .param("mode", "append, merge or overwrite (default merge)")
-                                .param("from", "Echoed as base_branch; the branch must exist")));
+                                .param("from", "Create the branch from this branch or commit first when it does not exist "
+                                        + "(echoed as base_branch); without it the branch must exist")));
     }
 
     /**
@@ -130,9 +131,9 @@ final class WriteRoutes {
             byte[] bytes = data.asText().getBytes(StandardCharsets.UTF_8);
             Flux<ByteBuffer> slices = Flux.range(0, (bytes.length + SLICE - 1) / SLICE)
                     .map(i -> ByteBuffer.wrap(bytes, i * SLICE, Math.min(SLICE, bytes.length - i * SLICE)).slice());
-            return graph.load(branch, mode, slices, loadOptions(ex))
-                    .flatMap(outcome -> markReplay(ex, outcome).json(200, Shapes.load(branch, from, mode, outcome,
-                            ex.actor, Optional.of(graph.root().toUri().toString()))));
+            return graph.ensureBranch(branch, from).flatMap(created -> graph.load(branch, mode, slices, loadOptions(ex))
+                    .flatMap(outcome -> markReplay(ex, outcome).json(200, Shapes.load(branch, from, created, mode, outcome,
+                            ex.actor, Optional.of(graph.root().toUri().toString())))));
         });
     }
 
@@ -142,9 +143,9 @@ final class WriteRoutes {
         Optional<String> from = ex.param("from");
         LoadMode mode = LoadMode.parse(ex.param("mode").orElse("merge"));
         Flux<ByteBuffer> body = ex.ndjsonBody();
-        return graph.load(branch, mode, body, loadOptions(ex))
-                .flatMap(outcome -> markReplay(ex, outcome).json(200, Shapes.load(branch, from, mode, outcome, ex.actor,
-                        Optional.empty())));
+        return graph.ensureBranch(branch, from).flatMap(created -> graph.load(branch, mode, body, loadOptions(ex))
+                .flatMap(outcome -> markReplay(ex, outcome).json(200, Shapes.load(branch, from, created, mode, outcome,
+                        ex.actor, Optional.empty()))));
     }
 
     private static LoadOptions loadOptions(Exchange ex) {

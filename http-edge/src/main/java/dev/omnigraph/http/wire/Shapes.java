@@ -92,11 +92,17 @@ public final class Shapes {
      */
     public static ObjectNode load(String branch, Optional<String> baseBranch, LoadMode mode, WriteOutcome outcome,
                                   Optional<String> actor, Optional<String> uri) {
+        return load(branch, baseBranch, false, mode, outcome, actor, uri);
+    }
+
+    /** As above; {@code branchCreated}: the load created {@code branch} from {@code baseBranch} first. */
+    public static ObjectNode load(String branch, Optional<String> baseBranch, boolean branchCreated, LoadMode mode,
+                                  WriteOutcome outcome, Optional<String> actor, Optional<String> uri) {
         ObjectNode out = Json.object();
         uri.ifPresent(u -> out.put("uri", u));
         out.put("branch", branch);
         out.put("base_branch", baseBranch.orElse(null));
-        out.put("branch_created", false);
+        out.put("branch_created", branchCreated);
         out.put("mode", mode.name().toLowerCase(Locale.ROOT));
         TreeMap<String, Long> nodes = new TreeMap<>(outcome.byType("node"));
         TreeMap<String, Long> edges = new TreeMap<>(outcome.byType("edge"));
@@ -167,6 +173,29 @@ public final class Shapes {
         } else {
             out.put("branch", ((ReadTarget.Branch) target).name());
             out.putNull("snapshot");
+        }
+        return out;
+    }
+
+    /** {@code POST /branches} and {@code branch create --json}: {@code {uri, from, name, actor_id}}. */
+    public static ObjectNode branchCreated(String uri, String from, String name, Optional<String> actor) {
+        ObjectNode out = Json.object();
+        out.put("uri", uri);
+        out.put("from", from);
+        out.put("name", name);
+        out.put("actor_id", actor.orElse(null));
+        return out;
+    }
+
+    /** {@code DELETE /branches/{branch}} and {@code branch delete --json}; {@code unreclaimed_forks} only when some are. */
+    public static ObjectNode branchDeleted(String uri, String name, Optional<String> actor, List<String> leftovers) {
+        ObjectNode out = Json.object();
+        out.put("uri", uri);
+        out.put("name", name);
+        out.put("actor_id", actor.orElse(null));
+        if (!leftovers.isEmpty()) {
+            ArrayNode forks = out.putArray("unreclaimed_forks");
+            leftovers.forEach(forks::add);
         }
         return out;
     }

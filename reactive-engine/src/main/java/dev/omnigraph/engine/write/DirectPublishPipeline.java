@@ -10,7 +10,6 @@ import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.StagedHandle;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.Ulid;
-import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.CommitConflict;
 import dev.omnigraph.storage.error.Conflict;
 import dev.omnigraph.storage.error.PreconditionFailed;
@@ -274,15 +273,13 @@ public final class DirectPublishPipeline {
     }
 
     private Mono<List<StagedEffect>> stageAll(WriteToken token, ChangeSet changes) {
-        Optional<String> lanceBranch = GraphBranches.lanceRef(token.branch());
         // Every handle is remembered as soon as it exists, so a failure staging another table cannot leak it.
         List<StagedEffect> staged = java.util.Collections.synchronizedList(new ArrayList<>());
         // flatMapSequential keeps table order (the commit order) while staging tables concurrently.
         return Flux.fromIterable(changes.changes())
                 .flatMapSequential(change -> {
-                    if (!change.pin().lanceBranch().equals(lanceBranch)) {
-                        return Mono.error(new BadRequest("writing " + change.tableKey() + " on branch " + token.branch()
-                                + " needs a first-touch fork of the table, which this build does not do yet"));
+                    if (FirstTouchFork.inherited(token, change.pin())) {
+                        return Mono.just(FirstTouchFork.deferred(token, change)); // staged on its fork once armed
                     }
                     TableRef ref = ctx.ref(change.pin());
                     // The stage opens the pinned version itself: no separate open.
@@ -336,7 +333,9 @@ public final class DirectPublishPipeline {
                                 token.head().orElse("<none>"), fresh.head().orElse("<none>"));
                         return Mono.error(changes.reprepareOnMovedHead() ? new Reprepare(moved) : moved);
                     }
-                    return Flux.fromIterable(changes.changes()).concatMap(change -> requireNoDrift(change.pin())).then();
+                    return Flux.fromIterable(changes.changes())
+                            .filter(change -> !FirstTouchFork.inherited(token, change.pin())) // the parent may move on
+                            .concatMap(change -> requireNoDrift(change.pin())).then();
                 });
     }
 
@@ -360,15 +359,21 @@ public final class DirectPublishPipeline {
                                                    ChangeSet changes, List<StagedEffect> effects) {
         Sidecar armed = IntentRecords.armed(ctx, request.writerKind(), operationId, token, lineage, effects);
         String points = request.failpointPrefix();
+        List<StagedHandle> forked = java.util.Collections.synchronizedList(new ArrayList<>());
         return ctx.sidecars().write(armed)
                 .then(Mono.defer(() -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_ARM))
-                        .then(commitAll(points, operationId, effects, changes))
-                        .flatMap(committed -> {
-                            Sidecar confirmed = IntentRecords.confirmed(armed, committed);
-                            return ctx.sidecars().write(confirmed)
-                                    .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_CONFIRM)))
-                                    .then(publish(request, token, lineage, effects, committed));
-                        })
+                        .then(new FirstTouchFork(ctx).realize(points, effects, FirstTouchFork.inheritedPins(changes),
+                                this::stage, forked))
+                        .flatMap(realized -> commitAll(points, operationId, realized, changes)
+                                .flatMap(committed -> {
+                                    Sidecar confirmed = IntentRecords.confirmed(armed, committed);
+                                    return ctx.sidecars().write(confirmed)
+                                            .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_CONFIRM)))
+                                            .then(publish(request, token, lineage, realized, committed));
+                                }))
+                        // Handles staged on a fork but never committed are released before recovery runs.
+                        .onErrorResume(error -> Flux.fromIterable(List.copyOf(forked))
+                                .concatMap(handle -> ctx.tables().discard(handle)).then(Mono.error(error)))
                         .flatMap(commit -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_PUBLISH))
                                 .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.BEFORE_SIDECAR_DELETE)))
                                 .then(deleteSidecar(operationId))
@@ -455,7 +460,8 @@ public final class DirectPublishPipeline {
     }
 
     private Mono<Void> discardAll(List<StagedEffect> effects) {
-        return Flux.fromIterable(effects).concatMap(effect -> ctx.tables().discard(effect.handle())).then();
+        return Flux.fromIterable(effects).filter(effect -> !FirstTouchFork.isDeferred(effect))
+                .concatMap(effect -> ctx.tables().discard(effect.handle())).then();
     }
 
     private static TreeSet<String> tableKeys(ChangeSet changes) {

@@ -92,7 +92,11 @@ final class IntentRecords {
         return new Identity(pin.stableTableId(), pin.incarnationId());
     }
 
+    /** None yet for a first-touch fork: it is staged only after arming; the fork ref is owned by this intent. */
     private static Txn txn(StagedEffect effect) {
+        if (FirstTouchFork.isDeferred(effect)) {
+            return null;
+        }
         return new Txn(effect.handle().identity().readVersion(), effect.handle().identity().uuid());
     }
 

@@ -84,12 +84,17 @@ final class CrashHarness {
     }
 
     static GraphState state(Omnigraph graph) {
-        return state(graph, servicesOf(graph));
+        return state(graph, "main", servicesOf(graph));
     }
 
     static GraphState state(Omnigraph graph, StorageServices services) {
+        return state(graph, "main", services);
+    }
+
+    /** The logical state of {@code branch}: its rows through its pins and its user-visible commits. */
+    static GraphState state(Omnigraph graph, String branch, StorageServices services) {
         Map<String, List<String>> rows = new TreeMap<>();
-        var snapshot = graph.snapshot(ReadTarget.main()).block();
+        var snapshot = graph.snapshot(ReadTarget.branch(branch)).block();
         for (var table : snapshot.tables()) {
             TableRef ref = new TableRef(graph.root().resolve(table.path()).toString(), table.lanceBranch());
             List<String> canonical = new ArrayList<>();
@@ -107,7 +112,7 @@ final class CrashHarness {
             canonical.sort(String::compareTo);
             rows.put(table.tableKey(), canonical);
         }
-        List<String> commits = graph.commits("main")
+        List<String> commits = graph.commits(branch)
                 .filter(commit -> !commit.actorId().equals(java.util.Optional.of(SidecarRecovery.RECOVERY_ACTOR)))
                 .map(GraphCommit::operation)
                 .collectList().block();
