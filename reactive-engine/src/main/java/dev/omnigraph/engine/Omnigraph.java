@@ -74,7 +74,8 @@ public final class Omnigraph implements AutoCloseable {
     private final ObjectStore files;
     private final ManifestStore manifest;
     private final ManifestBatchPublisher publisher;
-    private final SchemaFiles.Accepted schema;
+    /** The accepted schema; replaced when this handle applies a schema change. */
+    private volatile SchemaFiles.Accepted schema;
     private final Failpoints failpoints = Failpoints.fromEnvironment();
     private final SidecarStore sidecars;
     private volatile WriteLimits limits = WriteLimits.DEFAULT;
@@ -163,7 +164,13 @@ public final class Omnigraph implements AutoCloseable {
             RootLock lock = held.getValue().orElse(null);
             ObjectStore files = services.objectStore(canonical);
             ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
-            Mono<Omnigraph> opened = manifest.load(GraphBranches.MAIN)
+            // A read-write open first finishes or undoes an interrupted schema apply: until then the contract
+            // files and the manifest may disagree.
+            Mono<Void> schemaRecovery = mode == OpenMode.READ_WRITE
+                    ? manifest.load(GraphBranches.MAIN).onErrorResume(NotFound.class, missing -> Mono.empty())
+                            .flatMap(found -> SchemaEvolution.recover(services, canonical, files, manifest))
+                    : Mono.empty();
+            Mono<Omnigraph> opened = schemaRecovery.then(manifest.load(GraphBranches.MAIN))
                     .onErrorResume(NotFound.class, missing -> explainMissingManifest(files, canonical, missing))
                     .flatMap(state -> SchemaFiles.read(files).map(accepted -> {
                         requireRegistrationsMatch(canonical, accepted.catalog(), state);
@@ -452,6 +459,26 @@ public final class Omnigraph implements AutoCloseable {
     /** The process-local gates of this root (shared with every other handle on it). */
     public Gates gates() {
         return Gates.forRoot(root.toString());
+    }
+
+    /** The plan from the accepted schema to {@code source}, against main's current data; changes nothing. */
+    public Mono<dev.omnigraph.engine.evolve.SchemaPlan> planSchema(String source) {
+        return SchemaEvolution.applier(writeContext(), files, schema).plan(source);
+    }
+
+    /**
+     * Applies {@code source} as the graph's schema (see {@link dev.omnigraph.engine.evolve.SchemaApplier});
+     * afterwards this handle reads, writes and compiles queries against the new schema.
+     */
+    public Mono<dev.omnigraph.engine.evolve.SchemaApplyResult> applySchema(String source, boolean allowDataLoss,
+                                                                          Optional<String> actorId) {
+        return Mono.defer(() -> {
+            requireWritable("schema apply");
+            return SchemaEvolution.applier(writeContext(), files, schema).apply(source, allowDataLoss, actorId)
+                    .flatMap(result -> result.applied()
+                            ? SchemaFiles.read(files).doOnNext(live -> this.schema = live).thenReturn(result)
+                            : Mono.just(result));
+        });
     }
 
     WriteContext writeContext() {
