@@ -300,20 +300,39 @@ public final class Omnigraph implements AutoCloseable {
     public Mono<QueryOutput> query(ReadTarget target, String source, String queryName, Map<String, Object> params,
                                    QueryLimits limits) {
         return Mono.defer(() -> {
-            CompiledQuery compiled = QueryCompiler.compile(source, queryName, catalog());
-            if (!(compiled instanceof ReadPlan plan)) {
-                throw new BadRequest("query '" + queryName + "' is a mutation; run it with mutate(), not query()");
-            }
-            BoundParams bound = compiled.bind(params);
+            Catalog live = catalog();
+            // A head read fails fast on a bad query; time travel compiles against the schema of its commit.
+            Optional<CompiledQuery> early = target instanceof ReadTarget.Branch
+                    ? Optional.of(compileRead(source, queryName, live)) : Optional.empty();
             Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-            return snapshot(target).map(snapshot -> {
-                QueryResult result = new QueryExecutor(services.tables(), root.toString(), catalog(), failpoints)
+            return snapshot(target).flatMap(snapshot -> catalogOf(target, snapshot, live).map(catalog -> {
+                CompiledQuery compiled = early.filter(q -> catalog == live)
+                        .orElseGet(() -> compileRead(source, queryName, catalog));
+                ReadPlan plan = (ReadPlan) compiled;
+                BoundParams bound = compiled.bind(params);
+                QueryResult result = new QueryExecutor(services.tables(), root.toString(), catalog, failpoints)
                         .execute(plan, bound, snapshot.manifest(), now, limits);
                 List<QueryOutput.Column> columns = result.columns().stream()
                         .map(column -> new QueryOutput.Column(column.name(), column.type())).toList();
                 return new QueryOutput(queryName, snapshot.graphCommitId(), columns, result.rows());
-            });
+            }));
         });
+    }
+
+    private static CompiledQuery compileRead(String source, String queryName, Catalog catalog) {
+        CompiledQuery compiled = QueryCompiler.compile(source, queryName, catalog);
+        if (!(compiled instanceof ReadPlan)) {
+            throw new BadRequest("query '" + queryName + "' is a mutation; run it with mutate(), not query()");
+        }
+        return compiled;
+    }
+
+    /** The catalog a snapshot was written under: the live one, or for a commit of main the one of its time. */
+    private Mono<Catalog> catalogOf(ReadTarget target, GraphSnapshot snapshot, Catalog live) {
+        if (target instanceof ReadTarget.Branch || !snapshot.branch().equals(GraphBranches.MAIN)) {
+            return Mono.just(live);
+        }
+        return dev.omnigraph.engine.evolve.SchemaHistory.catalogAt(files, manifest, snapshot.manifestVersion(), live);
     }
 
     /** The graph at {@code target} as NDJSON lines in the load format (nodes first, then edges). */

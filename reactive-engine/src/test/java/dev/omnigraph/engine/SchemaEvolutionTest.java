@@ -218,4 +218,26 @@ class SchemaEvolutionTest {
                 .isInstanceOf(Conflict.class).hasMessageContaining("feature");
         assertThat(Files.exists(graph.root().resolve("_schema.pg.staging"))).isFalse();
     }
+
+    @Test
+    void timeTravelAcrossASchemaChangeReadsTheOldDataWithTheOldSchema() {
+        String before = graph.snapshot(ReadTarget.main()).block().graphCommitId().orElseThrow();
+        String next = """
+                node Human @rename_from("Person") {
+                    name: String @key
+                    years: I32? @rename_from("age")
+                }
+                node Note {
+                    text: String
+                }
+                edge Knows: Human -> Human
+                """;
+        apply(next, true);
+        String oldQuery = "query q() { match { $p: Person } return { $p.name, $p.age, $p.status } order { $p.name } }";
+        List<List<Object>> old = graph.query(ReadTarget.commit(before), oldQuery, "q", Map.of())
+                .flatMap(out -> out.rows().collectList()).block(Duration.ofSeconds(60));
+        assertThat(old).containsExactly(java.util.Arrays.asList("Ada", 36, null), java.util.Arrays.asList("Bob", 40, null));
+        assertThat(query("query q() { match { $p: Human } return { $p.name, $p.years } order { $p.name } }"))
+                .containsExactly(List.of("Ada", 36), List.of("Bob", 40));
+    }
 }

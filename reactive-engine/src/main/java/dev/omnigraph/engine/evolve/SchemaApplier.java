@@ -147,6 +147,7 @@ public final class SchemaApplier {
                 accepted.state().schemaIdentityDomain(), actor, nowMicros(), effects);
         return requireCreatePathsFree(plan)
                 .then(ContractStaging.write(files, plan.target()))
+                .then(SchemaHistory.keep(files, intent.protocolV3().lineage().graphCommitId(), accepted))
                 .then(ctx.failpoints().hit(point(AFTER_STAGING)))
                 .then(ctx.sidecars().write(intent))
                 .then(Mono.defer(() -> effects(plan, intent, state, main, staged)

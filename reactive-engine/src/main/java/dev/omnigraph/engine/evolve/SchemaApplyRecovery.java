@@ -68,7 +68,9 @@ public final class SchemaApplyRecovery {
     }
 
     private Mono<Void> retire(Sidecar sidecar) {
-        return ContractStaging.discard(files).then(ctx.sidecars().delete(sidecar.operationId())).then();
+        return ContractStaging.discard(files)
+                .then(SchemaHistory.discard(files, sidecar.protocolV3().lineage().graphCommitId()))
+                .then(ctx.sidecars().delete(sidecar.operationId())).then();
     }
 
     /** Confirmed, main unchanged since planning, every table exactly at its confirmed version. */
