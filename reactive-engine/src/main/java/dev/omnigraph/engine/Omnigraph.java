@@ -175,7 +175,7 @@ public final class Omnigraph implements AutoCloseable {
                     .flatMap(state -> SchemaFiles.read(files).map(accepted -> {
                         requireRegistrationsMatch(canonical, accepted.catalog(), state);
                         return new Omnigraph(canonical, mode, services, files, manifest, accepted, lock);
-                    }))
+                    }).onErrorResume(StorageFault.class, mismatch -> SchemaEvolution.explainInterrupted(files, mismatch)))
                     // A read-write open resolves every pending sidecar before anything else may write.
                     .flatMap(graph -> mode == OpenMode.READ_WRITE
                             ? new RecoveryCoordinator(graph.writeContext()).sweep().thenReturn(graph)

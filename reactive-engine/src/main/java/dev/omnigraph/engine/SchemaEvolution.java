@@ -10,6 +10,7 @@ import dev.omnigraph.engine.write.WriteLimits;
 import dev.omnigraph.recovery.SidecarStore;
 import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.ObjectStore;
+import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.ManifestBatchPublisher;
 import dev.omnigraph.storage.manifest.ManifestStore;
 import java.nio.file.Path;
@@ -22,6 +23,18 @@ final class SchemaEvolution {
 
     static SchemaApplier applier(WriteContext ctx, ObjectStore files, SchemaFiles.Accepted accepted) {
         return new SchemaApplier(ctx, files, accepted);
+    }
+
+    /**
+     * A contract that disagrees with the manifest while schema-apply staging files exist is an interrupted apply
+     * (a read-only open does not recover): {@code recovery_required} instead of a storage fault.
+     */
+    static <T> Mono<T> explainInterrupted(ObjectStore files, StorageFault mismatch) {
+        return files.exists(SchemaFiles.SOURCE + ".staging").zipWith(files.exists(SchemaFiles.STATE + ".staging"),
+                (source, state) -> source || state).flatMap(staged -> Mono.error(!staged ? mismatch
+                : new dev.omnigraph.storage.error.RecoveryRequired("schema_apply", "a schema apply was interrupted "
+                        + "after its commit; open the graph read-write (any write command, or a server start) to finish it",
+                        mismatch)));
     }
 
     /** Before a read-write open reads the contract: any interrupted apply resolved, under the exclusive schema gate. */

@@ -48,6 +48,14 @@ public final class FailpointCatalog {
     public static final List<String> INIT_POINTS = List.of(INIT_AFTER_CLAIM, INIT_AFTER_TABLES, INIT_AFTER_SCHEMA_FILES,
             INIT_BEFORE_CLAIM_DELETE);
 
+    /**
+     * {@code schema apply}, in order: staged contract written, sidecar armed, rewrites/creates committed, sidecar
+     * confirmed, published, before and after the contract files are promoted (also hit by its recovery).
+     */
+    public static final List<String> SCHEMA_APPLY_POINTS = List.of("schema_apply.after_staging",
+            "schema_apply.after_arm", "schema_apply.after_rewrites", "schema_apply.after_confirm",
+            "schema_apply.after_publish", "schema_apply.before_contract_swap", "schema_apply.after_contract_swap");
+
     private FailpointCatalog() {
     }
 
@@ -61,6 +69,7 @@ public final class FailpointCatalog {
         }
         out.put("recovery", RECOVERY_POINTS);
         out.put("init", INIT_POINTS);
+        out.put("schema_apply", SCHEMA_APPLY_POINTS);
         return out;
     }
 

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -51,19 +52,16 @@ final class SchemaCommand {
         @ParentCommand
         SchemaCommand parent;
 
-        @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
-
-        @Option(names = "--schema", required = true, paramLabel = "<pg>", description = "The new .pg schema file.")
-        Path schema;
+        @Mixin
+        NewSchema target;
 
         @Option(names = "--json", description = "Print {steps:[{kind, target, detail, effect}], step_count}.")
         boolean json;
 
         @Override
         public Integer call() {
-            String source = Cli.read(schema, "schema");
-            Omnigraph graph = Cli.open(parent.cli, root, OpenMode.READ_ONLY);
+            String source = Cli.read(target.schema, "schema");
+            Omnigraph graph = Cli.open(parent.cli, target.root, OpenMode.READ_ONLY);
             SchemaPlan plan = graph.planSchema(source).block();
             if (json) {
                 var out = Json.object().put("step_count", plan.steps().size()).put("loses_data", plan.losesData());
@@ -82,11 +80,8 @@ final class SchemaCommand {
         @ParentCommand
         SchemaCommand parent;
 
-        @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
-
-        @Option(names = "--schema", required = true, paramLabel = "<pg>", description = "The new .pg schema file.")
-        Path schema;
+        @Mixin
+        NewSchema target;
 
         @Option(names = "--allow-data-loss", description = "Allow steps that drop types or properties holding data.")
         boolean allowDataLoss;
@@ -99,8 +94,8 @@ final class SchemaCommand {
 
         @Override
         public Integer call() {
-            String source = Cli.read(schema, "schema");
-            Omnigraph graph = Cli.open(parent.cli, root, OpenMode.READ_WRITE);
+            String source = Cli.read(target.schema, "schema");
+            Omnigraph graph = Cli.open(parent.cli, target.root, OpenMode.READ_WRITE);
             SchemaApplyResult result = graph.applySchema(source, allowDataLoss, Optional.ofNullable(actor)).block();
             long manifestVersion = graph.snapshot(ReadTarget.main()).block().manifestVersion();
             if (json) {
@@ -115,6 +110,15 @@ final class SchemaCommand {
             }
             return OmnigraphCli.OK;
         }
+    }
+
+    /** {@code <root> --schema <pg>}, shared by plan and apply. */
+    static final class NewSchema {
+        @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
+        Path root;
+
+        @Option(names = "--schema", required = true, paramLabel = "<pg>", description = "The new .pg schema file.")
+        Path schema;
     }
 
     private static void print(OmnigraphCli cli, List<PlanStep> steps) {

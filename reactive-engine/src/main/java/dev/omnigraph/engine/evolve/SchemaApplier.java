@@ -45,9 +45,16 @@ public final class SchemaApplier {
     public static final String AFTER_PUBLISH = "after_publish";
     public static final String BEFORE_CONTRACT_SWAP = "before_contract_swap";
     public static final String AFTER_CONTRACT_SWAP = "after_contract_swap";
-    /** Every failpoint of an apply, in order. */
-    public static final List<String> POINTS = List.of(AFTER_STAGING, AFTER_ARM, AFTER_REWRITES, AFTER_CONFIRM,
-            AFTER_PUBLISH, BEFORE_CONTRACT_SWAP, AFTER_CONTRACT_SWAP).stream().map(SchemaApplier::point).toList();
+    /** Every failpoint of an apply, in order (the catalog lists them for {@code omnigraph failpoints}). */
+    public static final List<String> POINTS = dev.omnigraph.storage.FailpointCatalog.SCHEMA_APPLY_POINTS;
+
+    static {
+        List<String> steps = List.of(AFTER_STAGING, AFTER_ARM, AFTER_REWRITES, AFTER_CONFIRM, AFTER_PUBLISH,
+                BEFORE_CONTRACT_SWAP, AFTER_CONTRACT_SWAP);
+        if (!steps.stream().map(SchemaApplier::point).toList().equals(POINTS)) {
+            throw new IllegalStateException("FailpointCatalog.SCHEMA_APPLY_POINTS is out of step with SchemaApplier");
+        }
+    }
 
     private final WriteContext ctx;
     private final ObjectStore files;
