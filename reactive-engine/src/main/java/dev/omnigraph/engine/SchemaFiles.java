@@ -31,6 +31,7 @@ public final class SchemaFiles {
                        @JsonProperty("schema_ir_hash") String schemaIrHash,
                        @JsonProperty("schema_identity_version") int schemaIdentityVersion,
                        @JsonProperty("schema_identity_domain") String schemaIdentityDomain) {
+        /** The state marker of {@code schema} with identities {@code ir}. */
         public static SchemaState of(CompiledSchema schema, SchemaIr ir) {
             return new SchemaState(2, SchemaShapeHash.hash(schema), ir.irHash(), 2, ir.schemaIdentityDomain());
         }
@@ -38,6 +39,7 @@ public final class SchemaFiles {
 
     /** An accepted schema as read from (or written to) a root. */
     public record Accepted(String source, CompiledSchema schema, SchemaIr ir, SchemaState state, Catalog catalog) {
+        /** Compiles {@code source} against identities {@code ir} (throws on a source that does not match it). */
         public static Accepted compile(String source, SchemaIr ir) {
             CompiledSchema schema = SchemaCompiler.compile(source);
             return new Accepted(source, schema, ir, SchemaState.of(schema, ir), Catalog.build(ir, schema));
@@ -59,6 +61,7 @@ public final class SchemaFiles {
                 .flatMap(state -> store.put(STATE + suffix, state));
     }
 
+    /** Reads and cross-checks the live contract files of a root. */
     public static Mono<Accepted> read(ObjectStore store) {
         return read(store, "");
     }
