@@ -76,7 +76,8 @@ public final class Omnigraph implements AutoCloseable {
     private final ObjectStore files;
     private final ManifestStore manifest;
     private final ManifestBatchPublisher publisher;
-    private final SchemaFiles.Accepted schema;
+    /** The accepted schema; replaced when this handle applies a schema change. */
+    private volatile SchemaFiles.Accepted schema;
     private final Failpoints failpoints = Failpoints.fromEnvironment();
     private final SidecarStore sidecars;
     private volatile WriteLimits limits = WriteLimits.DEFAULT;
@@ -167,12 +168,18 @@ public final class Omnigraph implements AutoCloseable {
             RootLock lock = held.getValue().orElse(null);
             ObjectStore files = services.objectStore(canonical);
             ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
-            Mono<Omnigraph> opened = manifest.load(GraphBranches.MAIN)
+            // A read-write open first finishes or undoes an interrupted schema apply: until then the contract
+            // files and the manifest may disagree.
+            Mono<Void> schemaRecovery = mode == OpenMode.READ_WRITE
+                    ? manifest.load(GraphBranches.MAIN).onErrorResume(NotFound.class, missing -> Mono.empty())
+                            .flatMap(found -> SchemaEvolution.recover(services, canonical, files, manifest))
+                    : Mono.empty();
+            Mono<Omnigraph> opened = schemaRecovery.then(manifest.load(GraphBranches.MAIN))
                     .onErrorResume(NotFound.class, missing -> explainMissingManifest(files, canonical, missing))
                     .flatMap(state -> SchemaFiles.read(files).map(accepted -> {
                         requireRegistrationsMatch(canonical, accepted.catalog(), state);
                         return new Omnigraph(canonical, mode, services, files, manifest, accepted, lock);
-                    }))
+                    }).onErrorResume(StorageFault.class, mismatch -> SchemaEvolution.explainInterrupted(files, mismatch)))
                     // A read-write open resolves every pending sidecar before anything else may write.
                     .flatMap(graph -> mode == OpenMode.READ_WRITE
                             ? new RecoveryCoordinator(graph.writeContext()).sweep().thenReturn(graph)
@@ -297,20 +304,39 @@ public final class Omnigraph implements AutoCloseable {
     public Mono<QueryOutput> query(ReadTarget target, String source, String queryName, Map<String, Object> params,
                                    QueryLimits limits) {
         return Mono.defer(() -> {
-            CompiledQuery compiled = QueryCompiler.compile(source, queryName, catalog());
-            if (!(compiled instanceof ReadPlan plan)) {
-                throw new BadRequest("query '" + queryName + "' is a mutation; run it with mutate(), not query()");
-            }
-            BoundParams bound = compiled.bind(params);
+            Catalog live = catalog();
+            // A head read fails fast on a bad query; time travel compiles against the schema of its commit.
+            Optional<CompiledQuery> early = target instanceof ReadTarget.Branch
+                    ? Optional.of(compileRead(source, queryName, live)) : Optional.empty();
             Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-            return snapshot(target).map(snapshot -> {
-                QueryResult result = new QueryExecutor(services.tables(), root.toString(), catalog(), failpoints)
+            return snapshot(target).flatMap(snapshot -> catalogOf(target, snapshot, live).map(catalog -> {
+                CompiledQuery compiled = early.filter(q -> catalog == live)
+                        .orElseGet(() -> compileRead(source, queryName, catalog));
+                ReadPlan plan = (ReadPlan) compiled;
+                BoundParams bound = compiled.bind(params);
+                QueryResult result = new QueryExecutor(services.tables(), root.toString(), catalog, failpoints)
                         .execute(plan, bound, snapshot.manifest(), now, limits);
                 List<QueryOutput.Column> columns = result.columns().stream()
                         .map(column -> new QueryOutput.Column(column.name(), column.type())).toList();
                 return new QueryOutput(queryName, snapshot.graphCommitId(), columns, result.rows());
-            });
+            }));
         });
+    }
+
+    private static CompiledQuery compileRead(String source, String queryName, Catalog catalog) {
+        CompiledQuery compiled = QueryCompiler.compile(source, queryName, catalog);
+        if (!(compiled instanceof ReadPlan)) {
+            throw new BadRequest("query '" + queryName + "' is a mutation; run it with mutate(), not query()");
+        }
+        return compiled;
+    }
+
+    /** The catalog a snapshot was written under: the live one, or for a commit of main the one of its time. */
+    private Mono<Catalog> catalogOf(ReadTarget target, GraphSnapshot snapshot, Catalog live) {
+        if (target instanceof ReadTarget.Branch || !snapshot.branch().equals(GraphBranches.MAIN)) {
+            return Mono.just(live);
+        }
+        return dev.omnigraph.engine.evolve.SchemaHistory.catalogAt(files, manifest, snapshot.manifestVersion(), live);
     }
 
     /** The graph at {@code target} as NDJSON lines in the load format (nodes first, then edges). */
@@ -494,6 +520,26 @@ public final class Omnigraph implements AutoCloseable {
     /** The process-local gates of this root (shared with every other handle on it). */
     public Gates gates() {
         return Gates.forRoot(root.toString());
+    }
+
+    /** The plan from the accepted schema to {@code source}, against main's current data; changes nothing. */
+    public Mono<dev.omnigraph.engine.evolve.SchemaPlan> planSchema(String source) {
+        return SchemaEvolution.applier(writeContext(), files, schema).plan(source);
+    }
+
+    /**
+     * Applies {@code source} as the graph's schema (see {@link dev.omnigraph.engine.evolve.SchemaApplier});
+     * afterwards this handle reads, writes and compiles queries against the new schema.
+     */
+    public Mono<dev.omnigraph.engine.evolve.SchemaApplyResult> applySchema(String source, boolean allowDataLoss,
+                                                                          Optional<String> actorId) {
+        return Mono.defer(() -> {
+            requireWritable("schema apply");
+            return SchemaEvolution.applier(writeContext(), files, schema).apply(source, allowDataLoss, actorId)
+                    .flatMap(result -> result.applied()
+                            ? SchemaFiles.read(files).doOnNext(live -> this.schema = live).thenReturn(result)
+                            : Mono.just(result));
+        });
     }
 
     WriteContext writeContext() {

@@ -19,26 +19,28 @@ import reactor.core.publisher.Mono;
  * The schema contract files of a graph root: {@code _schema.pg} (source), {@code _schema.ir.json} (identities)
  * and {@code __schema_state.json} (hashes, written last). Open accepts a root only when the three agree.
  */
-final class SchemaFiles {
-    static final String SOURCE = "_schema.pg";
-    static final String IR = "_schema.ir.json";
-    static final String STATE = "__schema_state.json";
+public final class SchemaFiles {
+    public static final String SOURCE = "_schema.pg";
+    public static final String IR = "_schema.ir.json";
+    public static final String STATE = "__schema_state.json";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Contents of {@code __schema_state.json}. */
-    record SchemaState(@JsonProperty("format_version") int formatVersion,
+    public record SchemaState(@JsonProperty("format_version") int formatVersion,
                        @JsonProperty("schema_shape_hash") String schemaShapeHash,
                        @JsonProperty("schema_ir_hash") String schemaIrHash,
                        @JsonProperty("schema_identity_version") int schemaIdentityVersion,
                        @JsonProperty("schema_identity_domain") String schemaIdentityDomain) {
-        static SchemaState of(CompiledSchema schema, SchemaIr ir) {
+        /** The state marker of {@code schema} with identities {@code ir}. */
+        public static SchemaState of(CompiledSchema schema, SchemaIr ir) {
             return new SchemaState(2, SchemaShapeHash.hash(schema), ir.irHash(), 2, ir.schemaIdentityDomain());
         }
     }
 
     /** An accepted schema as read from (or written to) a root. */
-    record Accepted(String source, CompiledSchema schema, SchemaIr ir, SchemaState state, Catalog catalog) {
-        static Accepted compile(String source, SchemaIr ir) {
+    public record Accepted(String source, CompiledSchema schema, SchemaIr ir, SchemaState state, Catalog catalog) {
+        /** Compiles {@code source} against identities {@code ir} (throws on a source that does not match it). */
+        public static Accepted compile(String source, SchemaIr ir) {
             CompiledSchema schema = SchemaCompiler.compile(source);
             return new Accepted(source, schema, ir, SchemaState.of(schema, ir), Catalog.build(ir, schema));
         }
@@ -48,18 +50,29 @@ final class SchemaFiles {
     }
 
     static Mono<Void> write(ObjectStore store, Accepted accepted) {
-        return store.put(SOURCE, accepted.source().getBytes(StandardCharsets.UTF_8))
-                .then(store.put(IR, accepted.ir().toJson().getBytes(StandardCharsets.UTF_8)))
-                .then(Mono.fromCallable(() -> JSON.writeValueAsBytes(accepted.state())))
-                .flatMap(state -> store.put(STATE, state));
+        return write(store, accepted, "");
     }
 
-    static Mono<Accepted> read(ObjectStore store) {
-        return Mono.zip(store.get(SOURCE), store.get(IR), store.get(STATE)).map(files -> {
+    /** Writes the three files, each under its name plus {@code suffix} ({@code ".staging"} for a schema apply). */
+    public static Mono<Void> write(ObjectStore store, Accepted accepted, String suffix) {
+        return store.put(SOURCE + suffix, accepted.source().getBytes(StandardCharsets.UTF_8))
+                .then(store.put(IR + suffix, accepted.ir().toJson().getBytes(StandardCharsets.UTF_8)))
+                .then(Mono.fromCallable(() -> JSON.writeValueAsBytes(accepted.state())))
+                .flatMap(state -> store.put(STATE + suffix, state));
+    }
+
+    /** Reads and cross-checks the live contract files of a root. */
+    public static Mono<Accepted> read(ObjectStore store) {
+        return read(store, "");
+    }
+
+    /** Reads and cross-checks the three files named with {@code suffix}. */
+    public static Mono<Accepted> read(ObjectStore store, String suffix) {
+        return Mono.zip(store.get(SOURCE + suffix), store.get(IR + suffix), store.get(STATE + suffix)).map(files -> {
             String root = store.rootUri();
-            String source = text(files.getT1(), SOURCE, root, true);
-            String irJson = text(files.getT2(), IR, root, false);
-            String stateJson = text(files.getT3(), STATE, root, false);
+            String source = text(files.getT1(), SOURCE + suffix, root, true);
+            String irJson = text(files.getT2(), IR + suffix, root, false);
+            String stateJson = text(files.getT3(), STATE + suffix, root, false);
             SchemaState state;
             SchemaIr ir;
             try {

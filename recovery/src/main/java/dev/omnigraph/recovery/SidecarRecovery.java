@@ -85,6 +85,10 @@ public final class SidecarRecovery {
     }
 
     private Mono<Outcome> recover(Sidecar sidecar, Mode mode) {
+        if (sidecar.writerKind() == Sidecar.WriterKind.SchemaApply) {
+            // Its delta (registrations, renames, tombstones) and contract promotion live with the schema applier.
+            return refuse(sidecar, mode, "a schema apply is recovered by its own recovery at read-write open");
+        }
         if (sidecar.protocolV3() == null) {
             return refuse(sidecar, mode, unrecoverableKind(sidecar));
         }

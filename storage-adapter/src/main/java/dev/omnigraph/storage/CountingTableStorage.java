@@ -79,6 +79,13 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<StagedHandle> stageOverwrite(TableSnapshot snapshot, List<Map<String, Object>> rows,
+                                             org.apache.arrow.vector.types.pojo.Schema schema,
+                                             Map<String, String> properties) {
+        return counted(Call.STAGE, () -> delegate.stageOverwrite(snapshot, rows, schema, properties));
+    }
+
+    @Override
     public Mono<CommittedVersion> commitStaged(StagedHandle handle) {
         return counted(Call.COMMIT, () -> delegate.commitStaged(handle));
     }

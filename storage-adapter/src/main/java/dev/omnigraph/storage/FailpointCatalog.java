@@ -80,6 +80,14 @@ public final class FailpointCatalog {
     public static final List<String> BRANCH_POINTS = List.of(BRANCH_BEFORE_CREATE, BRANCH_AFTER_CREATE,
             BRANCH_AFTER_DELETE_AUTHORITY);
 
+    /**
+     * {@code schema apply}, in order: staged contract written, sidecar armed, rewrites/creates committed, sidecar
+     * confirmed, published, before and after the contract files are promoted (also hit by its recovery).
+     */
+    public static final List<String> SCHEMA_APPLY_POINTS = List.of("schema_apply.after_staging",
+            "schema_apply.after_arm", "schema_apply.after_rewrites", "schema_apply.after_confirm",
+            "schema_apply.after_publish", "schema_apply.before_contract_swap", "schema_apply.after_contract_swap");
+
     private FailpointCatalog() {
     }
 
@@ -96,6 +104,8 @@ public final class FailpointCatalog {
         out.put("sweep", SWEEP_POINTS);
         out.put("init", INIT_POINTS);
         out.put("branch", BRANCH_POINTS);
+
+        out.put("schema_apply", SCHEMA_APPLY_POINTS);
         return out;
     }
 

@@ -189,6 +189,16 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<StagedHandle> stageOverwrite(TableSnapshot snapshot, List<Map<String, Object>> rows, Schema schema,
+                                             Map<String, String> properties) {
+        return stage("stageOverwrite", snapshot, properties, (dataset, allocator) -> {
+            List<FragmentMetadata> fragments = rows.isEmpty() ? List.of()
+                    : writeFragments(snapshot.ref(), schema, rows, allocator);
+            return Optional.of(Overwrite.builder().fragments(fragments).schema(schema).build());
+        }).map(Optional::get);
+    }
+
+    @Override
     public Mono<CommittedVersion> commitStaged(StagedHandle handle) {
         LanceStagedHandle staged = own(handle);
         return storage.call(() -> {
@@ -404,7 +414,12 @@ public final class LanceTableStorage implements TableStorage {
 
     private static List<FragmentMetadata> writeFragments(TableRef ref, Dataset dataset, List<Map<String, Object>> rows,
                                                          BufferAllocator allocator) {
-        try (VectorSchemaRoot root = ArrowRows.build(ref.toString(), dataset.getSchema(), rows, allocator)) {
+        return writeFragments(ref, dataset.getSchema(), rows, allocator);
+    }
+
+    private static List<FragmentMetadata> writeFragments(TableRef ref, Schema schema, List<Map<String, Object>> rows,
+                                                         BufferAllocator allocator) {
+        try (VectorSchemaRoot root = ArrowRows.build(ref.toString(), schema, rows, allocator)) {
             return Fragment.create(ref.uri(), allocator, root,
                     new WriteParams.Builder().withDataStorageVersion(FILE_VERSION).build());
         }

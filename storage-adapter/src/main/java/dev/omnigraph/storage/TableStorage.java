@@ -50,6 +50,13 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Mono<StagedHandle> stageOverwrite(TableSnapshot snapshot, List<Map<String, Object>> rows, Map<String, String> properties);
 
     /**
+     * As {@link #stageOverwrite(TableSnapshot, List, Map)}, but the new image has {@code schema} (a schema apply
+     * renaming, adding or dropping columns): rows are built from {@code schema}, never from the dataset's.
+     */
+    Mono<StagedHandle> stageOverwrite(TableSnapshot snapshot, List<Map<String, Object>> rows,
+                                      org.apache.arrow.vector.types.pojo.Schema schema, Map<String, String> properties);
+
+    /**
      * Commits a staged transaction exactly once. Emits the achieved version and transaction identity; a
      * concurrent conflicting change fails with {@code CommitConflict} and lands nothing. The handle is spent
      * either way.

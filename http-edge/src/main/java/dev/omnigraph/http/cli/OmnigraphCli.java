@@ -21,7 +21,7 @@ import reactor.core.Exceptions;
         description = "OmniGraph/J: a typed property graph on Lance datasets, with branches and commits.",
         subcommands = {InitCommand.class, LoadCommand.class, QueryCommand.class, MutateCommand.class,
                 SnapshotCommand.class, CommitCommand.class, BranchCommand.class, ExportCommand.class, RecoveryCommand.class, RepairCommand.class,
-                FailpointsCommand.class, CheckCommand.class, ServeCommand.class,
+                FailpointsCommand.class, CheckCommand.class, ServeCommand.class, SchemaCommand.class,
                 DemoCommand.class, QueriesCommand.class, CommandLine.HelpCommand.class})
 public final class OmnigraphCli {
     public static final int OK = 0;

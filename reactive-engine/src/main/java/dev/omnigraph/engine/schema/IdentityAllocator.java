@@ -39,13 +39,77 @@ final class IdentityAllocator {
         return a.build(schema, domain);
     }
 
+    /**
+     * Identities for {@code schema} as an evolution of {@code accepted}: a type or property keeps its identity
+     * when its name is unchanged or its {@code @rename_from("Old")} names an accepted one that the new schema no
+     * longer declares; everything else gets fresh ids from the accepted counter in the same order as a fresh graph.
+     */
+    static SchemaIr evolve(CompiledSchema schema, SchemaIr accepted) {
+        IdentityAllocator a = new IdentityAllocator();
+        a.next = accepted.nextIdentityId();
+        a.inherit(schema, accepted);
+        a.allocate(schema);
+        return a.build(schema, accepted.schemaIdentityDomain());
+    }
+
+    private void inherit(CompiledSchema schema, SchemaIr accepted) {
+        java.util.Set<String> nodeNames = new java.util.HashSet<>();
+        schema.nodes().forEach(n -> nodeNames.add(n.name()));
+        java.util.Set<String> edgeNames = new java.util.HashSet<>();
+        schema.edges().forEach(e -> edgeNames.add(e.name()));
+        java.util.Set<String> ifaceNames = new java.util.HashSet<>();
+        schema.interfaces().forEach(i -> ifaceNames.add(i.name()));
+        for (InterfaceType t : schema.interfaces()) {
+            matched(accepted.interfaces(), InterfaceIr::name, t.name(), java.util.Optional.empty(), ifaceNames)
+                    .ifPresent(old -> {
+                        typeIds.put(new TypeKey(Kind.INTERFACE, t.name()), old.typeId());
+                        inheritProperties(old.typeId(), t.properties(), old.properties());
+                    });
+        }
+        for (NodeType t : schema.nodes()) {
+            matched(accepted.nodes(), NodeIr::name, t.name(), t.annotation("rename_from"), nodeNames).ifPresent(old -> {
+                typeIds.put(new TypeKey(Kind.NODE, t.name()), old.typeId());
+                incarnations.put(old.typeId(), old.tableIncarnationId());
+                inheritProperties(old.typeId(), t.properties(), old.properties());
+            });
+        }
+        for (EdgeType t : schema.edges()) {
+            matched(accepted.edges(), EdgeIr::name, t.name(), t.annotation("rename_from"), edgeNames).ifPresent(old -> {
+                typeIds.put(new TypeKey(Kind.EDGE, t.name()), old.typeId());
+                incarnations.put(old.typeId(), old.tableIncarnationId());
+                inheritProperties(old.typeId(), t.properties(), old.properties());
+            });
+        }
+    }
+
+    private void inheritProperties(long typeId, List<Property> properties, List<PropertyIr> old) {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        properties.forEach(p -> names.add(p.name()));
+        for (Property p : properties) {
+            matched(old, PropertyIr::name, p.name(), p.annotation("rename_from"), names)
+                    .ifPresent(o -> propertyIds.put(new PropKey(typeId, p.name()), o.propertyId()));
+        }
+    }
+
+    /** The accepted item named {@code name}, else the one its rename hint names if that name is gone now. */
+    private static <T> java.util.Optional<T> matched(List<T> accepted, java.util.function.Function<T, String> nameOf,
+                                                     String name, java.util.Optional<Annotation> renameFrom,
+                                                     java.util.Set<String> newNames) {
+        java.util.Optional<T> same = accepted.stream().filter(t -> nameOf.apply(t).equals(name)).findFirst();
+        if (same.isPresent()) {
+            return same;
+        }
+        return renameFrom.map(Annotation::value).filter(old -> old != null && !newNames.contains(old))
+                .flatMap(old -> accepted.stream().filter(t -> nameOf.apply(t).equals(old)).findFirst());
+    }
+
     private void allocate(CompiledSchema schema) {
         List<TypeKey> types = new ArrayList<>();
         schema.interfaces().forEach(t -> types.add(new TypeKey(Kind.INTERFACE, t.name())));
         schema.nodes().forEach(t -> types.add(new TypeKey(Kind.NODE, t.name())));
         schema.edges().forEach(t -> types.add(new TypeKey(Kind.EDGE, t.name())));
         types.sort(Comparator.comparing(TypeKey::kind).thenComparing(TypeKey::name));
-        for (TypeKey t : types) typeIds.put(t, next++);
+        for (TypeKey t : types) if (!typeIds.containsKey(t)) typeIds.put(t, next++);
 
         TreeMap<PropKey, Boolean> props = new TreeMap<>(
                 Comparator.comparingLong(PropKey::ownerTypeId).thenComparing(PropKey::name));
@@ -55,13 +119,13 @@ final class IdentityAllocator {
                 props.put(new PropKey(typeId(Kind.NODE, t.name()), p.name()), true)));
         schema.edges().forEach(t -> t.properties().forEach(p ->
                 props.put(new PropKey(typeId(Kind.EDGE, t.name()), p.name()), true)));
-        for (PropKey p : props.keySet()) propertyIds.put(p, next++);
+        for (PropKey p : props.keySet()) if (!propertyIds.containsKey(p)) propertyIds.put(p, next++);
 
         List<Long> tables = new ArrayList<>();
         schema.nodes().forEach(t -> tables.add(typeId(Kind.NODE, t.name())));
         schema.edges().forEach(t -> tables.add(typeId(Kind.EDGE, t.name())));
         tables.sort(Comparator.naturalOrder());
-        for (Long t : tables) incarnations.put(t, next++);
+        for (Long t : tables) if (!incarnations.containsKey(t)) incarnations.put(t, next++);
     }
 
     private SchemaIr build(CompiledSchema schema, String domain) {

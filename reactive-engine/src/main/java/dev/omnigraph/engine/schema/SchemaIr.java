@@ -32,6 +32,11 @@ public record SchemaIr(int irVersion, String schemaIdentityDomain, long nextIden
         return IdentityAllocator.initial(schema, domainUlid);
     }
 
+    /** Identities for {@code schema} evolved from {@code accepted} (renames keep identity; see IdentityAllocator). */
+    public static SchemaIr evolve(CompiledSchema schema, SchemaIr accepted) {
+        return IdentityAllocator.evolve(schema, accepted);
+    }
+
     /** {@link #initial(CompiledSchema, String)} with a freshly minted domain. */
     public static SchemaIr initial(CompiledSchema schema) {
         return initial(schema, dev.omnigraph.storage.Ulid.next());

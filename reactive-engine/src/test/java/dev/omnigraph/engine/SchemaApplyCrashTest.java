@@ -1,0 +1,142 @@
+package dev.omnigraph.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.omnigraph.engine.evolve.SchemaApplier;
+import dev.omnigraph.storage.Failpoints;
+import dev.omnigraph.storage.testing.ChildJvm;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A schema apply killed ({@code Runtime.halt}) at each of its failpoints in a child JVM: reopening read-write
+ * gives exactly the old schema with the old data (crash before the effects were confirmed) or exactly the new
+ * schema with the migrated data (after), never a mix; no sidecar or staging file is left; and the apply can
+ * then be run again to the same result.
+ */
+class SchemaApplyCrashTest {
+    /** Rename a type and a property, add a property, drop one (rewrite), add a type. */
+    static final String TARGET = """
+            node Human @rename_from("Person") {
+                name: String @key
+                years: I32? @rename_from("age")
+                nickname: String?
+            }
+            node Note {
+                text: String
+            }
+            node Tag {
+                label: String @key
+            }
+            edge Knows: Human -> Human
+            """;
+
+    static StorageServices services;
+    @TempDir
+    static Path dir;
+    static Path seeded;
+    static Map<String, List<String>> oldState;
+    static Map<String, List<String>> newState;
+
+    @BeforeAll
+    static void seed() throws IOException {
+        services = EngineFixture.services();
+        seeded = dir.resolve("seeded");
+        try (Omnigraph graph = Omnigraph.init(services, seeded, SchemaEvolutionTest.BASE).block()) {
+            for (String[] p : new String[][] {{"Ada", "36"}, {"Bob", "40"}}) {
+                graph.mutate("main", SchemaEvolutionTest.SEED, "add", Map.of("name", p[0], "age", Integer.parseInt(p[1])),
+                        WriteOptions.DEFAULT).block();
+            }
+            graph.mutate("main", SchemaEvolutionTest.SEED, "knows", Map.of("a", "Ada", "b", "Bob"), WriteOptions.DEFAULT).block();
+            oldState = state(graph);
+        }
+        Path reference = dir.resolve("reference");
+        copy(seeded, reference);
+        try (Omnigraph graph = Omnigraph.open(services, reference, OpenMode.READ_WRITE).block()) {
+            graph.applySchema(TARGET, true, Optional.of("crash")).block();
+            newState = state(graph);
+        }
+        assertThat(newState).isNotEqualTo(oldState);
+    }
+
+    @AfterAll
+    static void close() {
+        EngineFixture.close(services);
+    }
+
+    static Stream<String> points() {
+        return SchemaApplier.POINTS.stream();
+    }
+
+    /** Before the sidecar is confirmed the apply rolls back; from confirmation on it rolls forward. */
+    static boolean rollsForward(String point) {
+        return SchemaApplier.POINTS.indexOf(point) >= SchemaApplier.POINTS.indexOf("schema_apply.after_confirm");
+    }
+
+    @ParameterizedTest
+    @MethodSource("points")
+    void reopenGivesOldOrNewNeverAMix(String point) throws Exception {
+        Path root = dir.resolve("crash-" + point.replace('.', '_'));
+        copy(seeded, root);
+        Process child = ChildJvm.start(SchemaApplyCrashMain.class, dir.resolve("tmp-" + point.replace('.', '_')),
+                List.of(root.toString()), List.of(Failpoints.ENV + "=" + point + "=exit"));
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(child.waitFor(180, TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).as("child died at %s: %s", point, output).isEqualTo(Failpoints.EXIT_CODE);
+
+        if (point.endsWith("after_publish") || point.endsWith("before_contract_swap")) {
+            // Published but not promoted: only a read-write open may finish it; a read-only one says so.
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> Omnigraph.open(services, root, OpenMode.READ_ONLY).block())
+                    .isInstanceOf(dev.omnigraph.storage.error.RecoveryRequired.class);
+        }
+        try (Omnigraph graph = Omnigraph.open(services, root, OpenMode.READ_WRITE).block()) {
+            boolean forward = rollsForward(point);
+            assertThat(graph.schemaSource()).isEqualTo(forward ? TARGET : SchemaEvolutionTest.BASE);
+            assertThat(state(graph)).isEqualTo(forward ? newState : oldState);
+            assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+            try (Stream<Path> files = Files.list(root)) {
+                assertThat(files.map(p -> p.getFileName().toString())).noneMatch(name -> name.endsWith(".staging"));
+            }
+            // The apply can be run (again) and converges on the same result.
+            graph.applySchema(TARGET, true, Optional.of("crash")).block();
+            assertThat(state(graph)).isEqualTo(newState);
+            assertThat(graph.schemaSource()).isEqualTo(TARGET);
+        }
+    }
+
+    /** Table key → its rows, canonical (edge ids are minted, so left out). */
+    static Map<String, List<String>> state(Omnigraph graph) {
+        Map<String, List<String>> out = new TreeMap<>();
+        for (TableInfo table : graph.snapshot(ReadTarget.main()).block().tables()) {
+            out.put(table.tableKey(), GraphTestSupport.rows(graph, table.tableKey()).stream().map(row -> {
+                Map<String, Object> sorted = new TreeMap<>(row);
+                if (table.tableKey().startsWith("edge:")) sorted.remove("id");
+                return sorted.toString();
+            }).sorted().toList());
+        }
+        return out;
+    }
+
+    static void copy(Path from, Path to) throws IOException {
+        try (Stream<Path> tree = Files.walk(from)) {
+            for (Path source : tree.toList()) {
+                Path target = to.resolve(from.relativize(source).toString());
+                if (Files.isDirectory(source)) Files.createDirectories(target);
+                else if (!source.getFileName().toString().endsWith(".lock")) Files.copy(source, target);
+            }
+        }
+    }
+}
