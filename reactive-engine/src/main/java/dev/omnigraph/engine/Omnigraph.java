@@ -76,6 +76,8 @@ public final class Omnigraph implements AutoCloseable {
     private final ManifestBatchPublisher publisher;
     private final SchemaFiles.Accepted schema;
     private final Failpoints failpoints = Failpoints.fromEnvironment();
+    /** BM25 corpus statistics per table version, shared by this graph's queries. */
+    private final dev.omnigraph.engine.read.search.CorpusCache corpusStats = new dev.omnigraph.engine.read.search.CorpusCache();
     private final SidecarStore sidecars;
     private volatile WriteLimits limits = WriteLimits.DEFAULT;
     private volatile QueryLimits queryLimits = QueryLimits.DEFAULT;
@@ -300,7 +302,7 @@ public final class Omnigraph implements AutoCloseable {
             BoundParams bound = compiled.bind(params);
             Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
             return snapshot(target).map(snapshot -> {
-                QueryResult result = new QueryExecutor(services.tables(), root.toString(), catalog(), failpoints)
+                QueryResult result = new QueryExecutor(services.tables(), root.toString(), catalog(), failpoints, corpusStats)
                         .execute(plan, bound, snapshot.manifest(), now, limits);
                 List<QueryOutput.Column> columns = result.columns().stream()
                         .map(column -> new QueryOutput.Column(column.name(), column.type())).toList();
