@@ -317,6 +317,17 @@ public final class Omnigraph implements AutoCloseable {
                 new GraphExporter(services.tables(), root.toString(), catalog()).export(snapshot.manifest(), typeNames));
     }
 
+    /**
+     * The bytes of Blob property {@code property} of entity {@code id} of {@code typeName} at {@code target}.
+     * {@code NotFound} when the entity does not exist there or the value is NULL; {@code BadRequest} for an unknown
+     * type or a property that is not a Blob.
+     */
+    public Mono<byte[]> blob(ReadTarget target, String typeName, String id, String property) {
+        return snapshot(target).flatMap(snapshot ->
+                new dev.omnigraph.engine.read.BlobReader(services.tables(), root.toString(), catalog())
+                        .read(snapshot.manifest(), typeName, id, property));
+    }
+
     /** Commits visible on {@code branch}, newest first (a branch also shows the history it forked from). */
     public Flux<GraphCommit> commits(String branch) {
         return Flux.defer(() -> {

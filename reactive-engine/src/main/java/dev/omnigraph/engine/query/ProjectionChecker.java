@@ -112,13 +112,23 @@ final class ProjectionChecker {
         if (e instanceof Ast.Literal lit) return reads.natural(lit);
         if (e instanceof Ast.Aggregate a) return aggregate(a);
         if (e instanceof Ast.SearchCall c) return reads.searches.rank(scope, c);
-        return reads.operand(scope, e, inReturn);
+        Operand op = reads.operand(scope, e, inReturn);
+        refuseBlob(op, e.pos());
+        return op;
+    }
+
+    /** T24: a Blob is never a read value (projected, ordered, aggregated); read its bytes through the blob API. */
+    private void refuseBlob(Operand op, Ast.Pos at) {
+        if (op instanceof PropertyRef ref && Types.isBlob(ref.property().type()))
+            throw cx.error(at, "T24", "Blob property " + ref.variable() + "." + ref.property().name()
+                    + " cannot be used as a read value; read its bytes with blob get");
     }
 
     private Operand aggregate(Ast.Aggregate a) {
         Operand arg;
         if (a.arg() instanceof Ast.PropAccess pa) {
             arg = reads.propertyRef(scope, pa);
+            refuseBlob(arg, pa.pos());
         } else if (a.arg() instanceof Ast.Var v && !v.name().equals("_") && scope.lookup(v.name()) != null) {
             arg = reads.operand(scope, v, true);
             if (((EntityRef) arg).table() instanceof EdgeTable)

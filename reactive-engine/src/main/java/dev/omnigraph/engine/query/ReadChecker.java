@@ -135,6 +135,8 @@ final class ReadChecker {
             String what = table.typeName() + "." + prop.name();
             if (prop.type() instanceof PropertyType.VectorOf)
                 throw cx.error(pm.pos(), "T3", "vector property " + what + " cannot be matched");
+            if (Types.isBlob(prop.type()))
+                throw cx.error(pm.pos(), "T3", "Blob property " + what + " cannot be matched");
             boolean membership = prop.type() instanceof PropertyType.ListOf;
             PropertyType target = membership ? Types.element((PropertyType.ListOf) prop.type()) : prop.type();
             if (membership && pm.value() instanceof Ast.ListLit)
@@ -224,6 +226,8 @@ final class ReadChecker {
         Operand r = operand(scope, f.right(), false);
         refuseBareEdge(l, f.left());
         refuseBareEdge(r, f.right());
+        refuseBlob(l, f.left());
+        refuseBlob(r, f.right());
         if (l == null && r == null) {
             l = natural((Ast.Literal) f.left());
             r = natural((Ast.Literal) f.right());
@@ -234,6 +238,13 @@ final class ReadChecker {
         }
         compare(l, f.op(), r, f.opPos());
         scope.filters.add(new Filter(l, f.op(), r));
+    }
+
+    /** T11: Blob bytes are only read through the blob API, never compared. */
+    private void refuseBlob(Operand o, Ast.Expr e) {
+        if (o instanceof PropertyRef ref && Types.isBlob(ref.property().type()))
+            throw cx.error(e.pos(), "T11", "Blob property " + ref.variable() + "." + ref.property().name()
+                    + " cannot be used in a filter");
     }
 
     private void refuseBareEdge(Operand o, Ast.Expr e) {

@@ -12,6 +12,8 @@ import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.engine.schema.EdgeTable;
 import dev.omnigraph.engine.schema.NodeTable;
 import dev.omnigraph.engine.schema.Property;
+import dev.omnigraph.engine.schema.PropertyType;
+import dev.omnigraph.engine.schema.ScalarKind;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -115,8 +117,20 @@ final class Layout {
         return new Object[slots.size()];
     }
 
-    /** The physical columns of a table: {@code id} (and {@code src}, {@code dst} on edges), then its properties. */
+    /**
+     * The columns a query may read from a table: {@code id} (and {@code src}, {@code dst} on edges), then its
+     * properties except Blobs (T24: never a read value).
+     */
     static List<String> allColumns(CatalogTable table) {
+        return columns(table, false);
+    }
+
+    /** Every physical column, Blob ones included (export reads their bytes; queries never do). */
+    static List<String> storedColumns(CatalogTable table) {
+        return columns(table, true);
+    }
+
+    private static List<String> columns(CatalogTable table, boolean blobs) {
         List<String> out = new ArrayList<>();
         out.add("id");
         List<Property> props;
@@ -127,7 +141,10 @@ final class Layout {
         } else {
             props = ((NodeTable) table).type().properties();
         }
-        props.forEach(p -> out.add(p.name()));
+        for (Property p : props) {
+            boolean blob = p.type() instanceof PropertyType.Scalar s && s.kind() == ScalarKind.BLOB;
+            if (blobs || !blob) out.add(p.name());
+        }
         return out;
     }
 
