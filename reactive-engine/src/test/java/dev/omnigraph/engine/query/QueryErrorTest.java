@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class QueryErrorTest {
 
     static Stream<Arguments> cases() {
-        return Stream.of(
+        return Stream.concat(SearchErrorCases.cases(), Stream.of(
                 c("missing return",
                         "query q() {\n  match { $p: Person }\n}",
                         3, 1, "Q000", "expected 'return' after the match block"),
@@ -185,10 +185,10 @@ class QueryErrorTest {
                 c("T23 bare edge binding returned",
                         "query q() {\n  match {\n    $p: Person\n    $p $k:knows $f\n  }\n  return { $k }\n}",
                         6, 12, "T23", "edge binding $k cannot be returned bare")
-        );
+        ));
     }
 
-    private static Arguments c(String name, String source, int line, int column, String code, String fragment) {
+    static Arguments c(String name, String source, int line, int column, String code, String fragment) {
         return Arguments.of(name, source, line, column, code, fragment);
     }
 

@@ -1,16 +1,15 @@
 package dev.omnigraph.engine.query;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
-
-import dev.omnigraph.storage.error.ParseError;
 import java.util.stream.Stream;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
-/** Misuse of the search calls: the documented code (T15, T17–T21) at the offending text's line and column. */
-class SearchErrorTest {
+/**
+ * Misuse of the search calls: the documented code (T15, T17–T21) at the offending text's line and column; run by
+ * {@link QueryErrorTest} with its checks.
+ */
+final class SearchErrorCases {
+    private SearchErrorCases() {}
+
     private static final String VEC = "query q($v: Vector(3)) {\n  match { $p: Person }\n  return { $p.name as n }\n";
 
     static Stream<Arguments> cases() {
@@ -77,14 +76,6 @@ class SearchErrorTest {
     }
 
     private static Arguments c(String name, String source, int line, int column, String code, String fragment) {
-        return Arguments.of(name, source, line, column, code, fragment);
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("cases")
-    void rejected(String name, String source, int line, int column, String code, String fragment) {
-        ParseError e = catchThrowableOfType(() -> TestCatalog.compile(source), ParseError.class);
-        assertThat(e).as("expected a ParseError").isNotNull();
-        assertThat(e.getMessage()).startsWith("query:" + line + ":" + column + ": [q] " + code + ": ").contains(fragment);
+        return QueryErrorTest.c(name, source, line, column, code, fragment);
     }
 }
