@@ -79,6 +79,8 @@ public final class Omnigraph implements AutoCloseable {
     /** The accepted schema; replaced when this handle applies a schema change. */
     private volatile SchemaFiles.Accepted schema;
     private final Failpoints failpoints = Failpoints.fromEnvironment();
+    /** BM25 corpus statistics per table version, shared by this graph's queries. */
+    private final dev.omnigraph.engine.read.search.CorpusCache corpusStats = new dev.omnigraph.engine.read.search.CorpusCache();
     private final SidecarStore sidecars;
     private volatile WriteLimits limits = WriteLimits.DEFAULT;
     private volatile QueryLimits queryLimits = QueryLimits.DEFAULT;
@@ -314,7 +316,7 @@ public final class Omnigraph implements AutoCloseable {
                         .orElseGet(() -> compileRead(source, queryName, catalog));
                 ReadPlan plan = (ReadPlan) compiled;
                 BoundParams bound = compiled.bind(params);
-                QueryResult result = new QueryExecutor(services.tables(), root.toString(), catalog, failpoints)
+                QueryResult result = new QueryExecutor(services.tables(), root.toString(), catalog, failpoints, corpusStats)
                         .execute(plan, bound, snapshot.manifest(), now, limits);
                 List<QueryOutput.Column> columns = result.columns().stream()
                         .map(column -> new QueryOutput.Column(column.name(), column.type())).toList();
@@ -343,6 +345,17 @@ public final class Omnigraph implements AutoCloseable {
     public Flux<String> export(ReadTarget target, Set<String> typeNames) {
         return snapshot(target).flatMapMany(snapshot ->
                 new GraphExporter(services.tables(), root.toString(), catalog()).export(snapshot.manifest(), typeNames));
+    }
+
+    /**
+     * The bytes of Blob property {@code property} of entity {@code id} of {@code typeName} at {@code target}.
+     * {@code NotFound} when the entity does not exist there or the value is NULL; {@code BadRequest} for an unknown
+     * type or a property that is not a Blob.
+     */
+    public Mono<byte[]> blob(ReadTarget target, String typeName, String id, String property) {
+        return snapshot(target).flatMap(snapshot ->
+                new dev.omnigraph.engine.read.BlobReader(services.tables(), root.toString(), catalog())
+                        .read(snapshot.manifest(), typeName, id, property));
     }
 
     /** Commits visible on {@code branch}, newest first (a branch also shows the history it forked from). */

@@ -24,6 +24,7 @@ import org.apache.arrow.vector.TimeStampMicroTZVector;
 import org.apache.arrow.vector.UInt4Vector;
 import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.LargeVarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
@@ -36,7 +37,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * type, and the single place that builds write batches, always from the dataset's own schema (a batch whose
  * column order or types differ from the dataset is accepted by Lance and then aborts the JVM on the first scan).
  *
- * <p>Java values: Utf8 → String; Bool → Boolean; Int32 → Integer; Int64 → Long; UInt32 → Long; UInt64 → Long
+ * <p>Java values: Utf8 → String; LargeBinary → byte[]; Bool → Boolean; Int32 → Integer; Int64 → Long; UInt32 → Long; UInt64 → Long
  * (unsigned bits); Float32 → Float; Float64 → Double; Date32 → LocalDate; Date64 → Instant (ms);
  * Timestamp(µs) → Instant; FixedSizeList&lt;Float32&gt; → List&lt;Float&gt;; List&lt;T&gt; → List&lt;T&gt;.
  */
@@ -64,6 +65,7 @@ public final class ArrowRows {
             return null;
         }
         if (vector instanceof VarCharVector v) return new String(v.get(index), StandardCharsets.UTF_8);
+        if (vector instanceof LargeVarBinaryVector v) return v.get(index);
         if (vector instanceof BitVector v) return v.get(index) != 0;
         if (vector instanceof IntVector v) return v.get(index);
         if (vector instanceof BigIntVector v) return v.get(index);
@@ -150,6 +152,7 @@ public final class ArrowRows {
     private static void write(String table, ValueVector vector, int index, Object value, Map<String, Object> row) {
         try {
             if (vector instanceof VarCharVector v) v.setSafe(index, encodable(table, v, (String) value, row));
+            else if (vector instanceof LargeVarBinaryVector v) v.setSafe(index, (byte[]) value);
             else if (vector instanceof BitVector v) v.setSafe(index, ((Boolean) value) ? 1 : 0);
             else if (vector instanceof IntVector v) v.setSafe(index, (Integer) value);
             else if (vector instanceof BigIntVector v) v.setSafe(index, ((Number) requireIntegral(value)).longValue());

@@ -37,6 +37,7 @@ final class OpenApi {
             Map.entry(413, "resource_limit: body, query or write above a limit"),
             Map.entry(414, "Request line too long"),
             Map.entry(415, "Unsupported content type"),
+            Map.entry(416, "Byte range not satisfiable (Content-Range: bytes */length)"),
             Map.entry(422, "idempotency_key_reused: the Idempotency-Key was used for a different request"),
             Map.entry(431, "Request headers too large"),
             Map.entry(500, "Storage fault or internal error"),

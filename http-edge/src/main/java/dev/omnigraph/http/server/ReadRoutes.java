@@ -55,7 +55,8 @@ final class ReadRoutes {
                                 .body("ReadRequest").statuses(503).deprecatedFor("query")),
                 new Route("POST", "export", ReadRoutes::export,
                         ApiDoc.of("export", "The graph as NDJSON in the load format, streamed", null)
-                                .respondsWith(ApiDoc.NDJSON).body("ExportRequest").statuses(503)));
+                                .respondsWith(ApiDoc.NDJSON).body("ExportRequest").statuses(503)),
+                BlobRoute.route());
     }
 
     private static Mono<Void> snapshot(Exchange ex, Omnigraph graph, Map<String, String> vars) {

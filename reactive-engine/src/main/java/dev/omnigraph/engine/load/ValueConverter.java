@@ -1,6 +1,7 @@
 package dev.omnigraph.engine.load;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.omnigraph.engine.schema.BlobText;
 import dev.omnigraph.engine.schema.Property;
 import dev.omnigraph.engine.schema.PropertyType;
 import dev.omnigraph.engine.schema.ScalarKind;
@@ -100,6 +101,14 @@ final class ValueConverter {
             }
             case DATE -> date(node, site, at);
             case DATETIME -> dateTime(node, site, at);
+            case BLOB -> {
+                if (!node.isTextual()) throw wrongType(node, "a \"base64:…\" string", site, at);
+                try {
+                    yield BlobText.decode(node.textValue());
+                } catch (IllegalArgumentException e) {
+                    throw site.error(at + e.getMessage());
+                }
+            }
         };
     }
 

@@ -18,7 +18,7 @@ public final class Ast {
     // ---- expressions ---------------------------------------------------------------------------------
 
     /** An operand of a filter, projection, ordering, or a match/assignment value. */
-    public sealed interface Expr permits PropAccess, Var, AliasRef, Now, Aggregate, Literal {
+    public sealed interface Expr permits PropAccess, Var, AliasRef, Now, Aggregate, SearchCall, Literal {
         Pos pos();
     }
 
@@ -36,6 +36,16 @@ public final class Ast {
 
     /** {@code count(…)}, {@code sum(…)}, …. */
     public record Aggregate(AggFn fn, Expr arg, Pos pos) implements Expr {}
+
+    /**
+     * {@code search}, {@code fuzzy}, {@code match_text}, {@code bm25}, {@code nearest} or {@code rrf} with its
+     * arguments as written; the checker decides where each may appear.
+     */
+    public record SearchCall(String function, List<Expr> args, Pos pos) implements Expr {
+        public SearchCall {
+            args = List.copyOf(args);
+        }
+    }
 
     /** A literal as written; its Java value is fixed only once the checker knows the target type. */
     public sealed interface Literal extends Expr permits IntLit, FloatLit, StrLit, BoolLit, DateLit, DateTimeLit, ListLit {}
@@ -62,7 +72,7 @@ public final class Ast {
 
     // ---- match clauses -------------------------------------------------------------------------------
 
-    public sealed interface Clause permits Binding, Traversal, Filter, Negation {
+    public sealed interface Clause permits Binding, Traversal, Filter, Negation, TextClause {
         Pos pos();
     }
 
@@ -89,6 +99,14 @@ public final class Ast {
 
     /** {@code left op right}; {@code pos} is the left operand's, {@code opPos} the operator's. */
     public record Filter(Expr left, CompareOp op, Expr right, Pos pos, Pos opPos) implements Clause {}
+
+    /** {@code search(…)}, {@code fuzzy(…)} or {@code match_text(…)} written as a match clause. */
+    public record TextClause(SearchCall call) implements Clause {
+        @Override
+        public Pos pos() {
+            return call.pos();
+        }
+    }
 
     /** {@code not { … }}. */
     public record Negation(List<Clause> clauses, Pos pos) implements Clause {

@@ -59,8 +59,10 @@ final class ExprParser {
     }
 
     private Ast.Expr call(Token name) {
-        p.rejectTextSearch(name);
         switch (name.text()) {
+            case "search", "fuzzy", "match_text", "bm25", "nearest", "rrf" -> {
+                return searchCall(name);
+            }
             case "now" -> {
                 return now();
             }
@@ -77,8 +79,24 @@ final class ExprParser {
                 return new Ast.Aggregate(AggFn.valueOf(name.text().toUpperCase(java.util.Locale.ROOT)), arg, name.pos());
             }
             default -> throw p.syntax(name, "unknown function '" + name.text()
-                    + "' (known: now, date, datetime, count, sum, avg, min, max)");
+                    + "' (known: now, date, datetime, count, sum, avg, min, max, search, fuzzy, match_text, bm25, nearest, rrf)");
         }
+    }
+
+    /** {@code fn(arg, …)}: the arguments are expressions; arity and kinds are the checker's (T15, T19–T21). */
+    private Ast.SearchCall searchCall(Token name) {
+        p.enter(name);
+        p.next();
+        p.next(); // '('
+        List<Ast.Expr> args = new ArrayList<>();
+        if (!p.at(Kind.RPAREN)) {
+            do {
+                args.add(expr());
+            } while (p.at(Kind.COMMA) && p.next() != null);
+        }
+        p.expect(Kind.RPAREN, " to close " + name.text() + "(…)");
+        p.leave();
+        return new Ast.SearchCall(name.text(), args, name.pos());
     }
 
     private Ast.Now now() {

@@ -141,6 +141,8 @@ final class MutationChecker {
         String column = column(table, w.property(), w.pos(), true);
         Slot slot = MutationPlan.slot(table, column);
         PropertyType t = slot.type();
+        if (Types.isBlob(t))
+            throw cx.error(w.pos(), "T11", "Blob property '" + w.property() + "' cannot be used in where");
         if (Types.isCollection(t))
             throw cx.error(w.opPos(), "T7", "cannot compare " + t.spelling() + " property '" + w.property() + "' in where");
         PropertyType compared = w.value() instanceof Ast.Literal lit ? Types.comparisonTarget(lit, t) : t;

@@ -114,10 +114,9 @@ final class Parser {
         return new ParseError(SOURCE, at.line(), at.column(), subject, code + ": " + message);
     }
 
-    /** Text-search calls are part of the language but not of this engine yet: say so where they are written. */
-    void rejectTextSearch(Token t) {
-        if (t.is(Kind.IDENT) && TEXT_SEARCH.contains(t.text()) && peek(1).is(Kind.LPAREN))
-            throw syntax(t, "'" + t.text() + "(…)' (text/vector search) is not supported yet by this engine");
+    /** Whether {@code t} opens one of the search calls ({@code search(…)}, {@code bm25(…)}, …). */
+    boolean atSearchCall(Token t) {
+        return t.is(Kind.IDENT) && TEXT_SEARCH.contains(t.text()) && peek(1).is(Kind.LPAREN);
     }
 
     // ---- declarations ----------------------------------------------------------------------------------
@@ -281,15 +280,16 @@ final class Parser {
             expect(Kind.LBRACE, " after 'order'");
             do {
                 Pos pos = peek().pos();
-                rejectTextSearch(peek());
                 Ast.Expr e = exprs.expr();
                 boolean desc = false;
                 if (atWord("asc")) {
-                    next();
+                    rankDirection(e, next());
                 } else if (atWord("desc")) {
-                    next();
+                    rankDirection(e, next());
                     desc = true;
                 }
+                // bm25 and rrf rank best first (highest score); nearest closest first.
+                if (e instanceof Ast.SearchCall c && !c.function().equals("nearest")) desc = true;
                 order.add(new Ast.Ordering(e, desc, pos));
             } while (at(Kind.COMMA) && next() != null);
             expect(Kind.RBRACE, " to close the order block");
@@ -302,6 +302,20 @@ final class Parser {
             limit = parseLong(n);
         }
         return new Ast.ReadBody(clauses, projections, order, limit, match.pos(), limitPos);
+    }
+
+    /** Rankings have one direction: nearest takes none, bm25 and rrf at most {@code desc} (their only order). */
+    private void rankDirection(Ast.Expr e, Token dir) {
+        if (!(e instanceof Ast.SearchCall c)) return;
+        String code = switch (c.function()) {
+            case "nearest" -> "T15";
+            case "bm25" -> "T20";
+            default -> "T21";
+        };
+        if (c.function().equals("nearest"))
+            throw coded(dir.pos(), code, "nearest(…) orders closest first and takes no '" + dir.text() + "'");
+        if (dir.isWord("asc"))
+            throw coded(dir.pos(), code, c.function() + "(…) orders best first (highest score); 'asc' is not allowed");
     }
 
     /** One or more clauses up to (not including) the closing brace. */
@@ -326,7 +340,13 @@ final class Parser {
             leave();
             return new Ast.Negation(inner, t.pos());
         }
-        rejectTextSearch(t);
+        if (atSearchCall(t) && (t.isWord("search") || t.isWord("fuzzy") || t.isWord("match_text"))) {
+            Ast.SearchCall call = (Ast.SearchCall) exprs.expr();
+            if (ExprParser.compareOp(peek()) != null)
+                throw coded(peek().pos(), t.isWord("match_text") ? "T20" : "T19", t.text()
+                        + "(…) is a match clause of its own and cannot be compared");
+            return new Ast.TextClause(call);
+        }
         if (t.is(Kind.VARIABLE)) {
             if (peek(1).is(Kind.COLON)) return binding();
             if (traversalAhead()) return traversal();

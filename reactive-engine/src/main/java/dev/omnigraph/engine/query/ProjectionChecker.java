@@ -38,6 +38,8 @@ final class ProjectionChecker {
             if (op instanceof EntityRef e && e.table() instanceof EdgeTable)
                 throw cx.error(p.pos(), "T23", "edge binding $" + e.variable() + " cannot be returned bare; return its properties ($"
                         + e.variable() + ".prop)");
+            if (aggregating && op instanceof Rank)
+                throw cx.error(p.pos(), "T9", "rankings (nearest, bm25, rrf) cannot be used in a query with aggregates");
             if (aggregating && !(op instanceof AggregateOf)) {
                 if (!(op instanceof PropertyRef) && !(op instanceof EntityRef))
                     throw cx.error(p.pos(), "T9", "in a query with aggregates, every other projection must be a property access or a"
@@ -77,8 +79,27 @@ final class ProjectionChecker {
                 throw cx.error(o.pos(), "T7", "cannot order by a " + v.type().spelling() + " value");
             order.add(new ReadPlan.OrderKey(op, o.descending(), index));
         }
+        rankRules(body, order);
         return new ReadPlan(cx.decl.name(), cx.decl.params(), match, projections, aggregating,
                 aggregating ? groupBy : List.of(), order, body.limit());
+    }
+
+    /** T17/T18/T21: nearest and rrf orderings need a limit; nearest is not mixed with alias keys. */
+    private void rankRules(Ast.ReadBody body, List<ReadPlan.OrderKey> order) {
+        List<Operand> keys = order.stream().map(ReadPlan.OrderKey::expr).toList();
+        for (Ast.Ordering o : body.order()) {
+            if (!(o.expr() instanceof Ast.SearchCall c)) continue;
+            if (body.limit() == null && c.function().equals("nearest"))
+                throw cx.error(o.pos(), "T17", "ordering by nearest(…) needs a limit (write limit n after order)");
+            if (body.limit() == null && c.function().equals("rrf"))
+                throw cx.error(o.pos(), "T21", "ordering by rrf(…) needs a limit (write limit n after order)");
+        }
+        if (SearchChecker.uses(keys, Rank.Nearest.class)) {
+            for (Ast.Ordering o : body.order()) {
+                if (o.expr() instanceof Ast.AliasRef a)
+                    throw cx.error(a.pos(), "T18", "ordering by alias '" + a.name() + "' cannot be combined with nearest(…)");
+            }
+        }
     }
 
     private static String aliasHint(Ast.ReadBody body) {
@@ -90,13 +111,24 @@ final class ProjectionChecker {
     private Operand value(Ast.Expr e, boolean inReturn) {
         if (e instanceof Ast.Literal lit) return reads.natural(lit);
         if (e instanceof Ast.Aggregate a) return aggregate(a);
-        return reads.operand(scope, e, inReturn);
+        if (e instanceof Ast.SearchCall c) return reads.searches.rank(scope, c);
+        Operand op = reads.operand(scope, e, inReturn);
+        refuseBlob(op, e.pos());
+        return op;
+    }
+
+    /** T24: a Blob is never a read value (projected, ordered, aggregated); read its bytes through the blob API. */
+    private void refuseBlob(Operand op, Ast.Pos at) {
+        if (op instanceof PropertyRef ref && Types.isBlob(ref.property().type()))
+            throw cx.error(at, "T24", "Blob property " + ref.variable() + "." + ref.property().name()
+                    + " cannot be used as a read value; read its bytes with blob get");
     }
 
     private Operand aggregate(Ast.Aggregate a) {
         Operand arg;
         if (a.arg() instanceof Ast.PropAccess pa) {
             arg = reads.propertyRef(scope, pa);
+            refuseBlob(arg, pa.pos());
         } else if (a.arg() instanceof Ast.Var v && !v.name().equals("_") && scope.lookup(v.name()) != null) {
             arg = reads.operand(scope, v, true);
             if (((EntityRef) arg).table() instanceof EdgeTable)
@@ -137,6 +169,7 @@ final class ProjectionChecker {
         if (e instanceof Ast.Now) return "now";
         if (e instanceof Ast.Aggregate a) return a.fn().keyword() + "(" + columnName(a.arg()) + ")";
         if (e instanceof Ast.AliasRef a) return a.name();
+        if (e instanceof Ast.SearchCall c) return c.function();
         return "literal";
     }
 

@@ -28,10 +28,12 @@ import java.util.Set;
  */
 final class ReadChecker {
     final CheckContext cx;
+    final SearchChecker searches;
     private int anonymous;
 
     ReadChecker(CheckContext cx) {
         this.cx = cx;
+        this.searches = new SearchChecker(this);
     }
 
     ReadPlan check(Ast.ReadBody body) {
@@ -48,6 +50,7 @@ final class ReadChecker {
         final List<ReadPlan.Traversal> traversals = new ArrayList<>();
         final List<Filter> filters = new ArrayList<>();
         final List<ReadPlan.Negation> negations = new ArrayList<>();
+        final List<TextFilter> textFilters = new ArrayList<>();
         /** Variables of enclosing scopes this one references: a negation's correlation. */
         final Set<String> outerUsed = new LinkedHashSet<>();
 
@@ -66,7 +69,7 @@ final class ReadChecker {
 
         ReadPlan.MatchPlan build() {
             return new ReadPlan.MatchPlan(nodes.values().stream().map(NodeBuilder::build).toList(), traversals,
-                    filters, negations);
+                    filters, negations, textFilters);
         }
     }
 
@@ -82,6 +85,7 @@ final class ReadChecker {
         for (Ast.Clause c : clauses) if (c instanceof Ast.Binding b) binding(scope, b);
         for (Ast.Clause c : clauses) if (c instanceof Ast.Traversal t) traversal(scope, t);
         for (Ast.Clause c : clauses) if (c instanceof Ast.Filter f) filter(scope, f);
+        for (Ast.Clause c : clauses) if (c instanceof Ast.TextClause t) scope.textFilters.add(searches.textClause(scope, t));
         for (Ast.Clause c : clauses) {
             if (!(c instanceof Ast.Negation n)) continue;
             Scope inner = new Scope(scope);
@@ -131,6 +135,8 @@ final class ReadChecker {
             String what = table.typeName() + "." + prop.name();
             if (prop.type() instanceof PropertyType.VectorOf)
                 throw cx.error(pm.pos(), "T3", "vector property " + what + " cannot be matched");
+            if (Types.isBlob(prop.type()))
+                throw cx.error(pm.pos(), "T3", "Blob property " + what + " cannot be matched");
             boolean membership = prop.type() instanceof PropertyType.ListOf;
             PropertyType target = membership ? Types.element((PropertyType.ListOf) prop.type()) : prop.type();
             if (membership && pm.value() instanceof Ast.ListLit)
@@ -220,6 +226,8 @@ final class ReadChecker {
         Operand r = operand(scope, f.right(), false);
         refuseBareEdge(l, f.left());
         refuseBareEdge(r, f.right());
+        refuseBlob(l, f.left());
+        refuseBlob(r, f.right());
         if (l == null && r == null) {
             l = natural((Ast.Literal) f.left());
             r = natural((Ast.Literal) f.right());
@@ -230,6 +238,13 @@ final class ReadChecker {
         }
         compare(l, f.op(), r, f.opPos());
         scope.filters.add(new Filter(l, f.op(), r));
+    }
+
+    /** T11: Blob bytes are only read through the blob API, never compared. */
+    private void refuseBlob(Operand o, Ast.Expr e) {
+        if (o instanceof PropertyRef ref && Types.isBlob(ref.property().type()))
+            throw cx.error(e.pos(), "T11", "Blob property " + ref.variable() + "." + ref.property().name()
+                    + " cannot be used in a filter");
     }
 
     private void refuseBareEdge(Operand o, Ast.Expr e) {
@@ -253,6 +268,10 @@ final class ReadChecker {
             if (p.isPresent()) return new Constant(new ValueExpr.Param(v.name()), p.get().type(), p.get().optional());
             throw cx.error(v.pos(), "T6", "unbound variable $" + v.name());
         }
+        if (e instanceof Ast.SearchCall c)
+            throw cx.error(c.pos(), SearchChecker.code(c.function()), c.function() + "(…) cannot be compared; "
+                    + (c.function().equals("search") || c.function().equals("fuzzy") || c.function().equals("match_text")
+                    ? "write it as a match clause of its own" : "rankings are only allowed in return and order"));
         if (e instanceof Ast.AliasRef a)
             throw cx.error(a.pos(), "T6", "unknown name '" + a.name() + "'" + (inReturn ? "" : " (return aliases can only be used in order)"));
         throw cx.error(e.pos(), "T9", "aggregates are only allowed in return and order");

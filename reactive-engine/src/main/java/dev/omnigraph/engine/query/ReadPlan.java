@@ -38,12 +38,17 @@ public record ReadPlan(String name, List<ParamDecl> params, MatchPlan match, Lis
      *              the variables it introduces; outer ones are referenced by name)
      */
     public record MatchPlan(List<NodeVar> nodes, List<Traversal> traversals, List<Filter> filters,
-                            List<Negation> negations) {
+                            List<Negation> negations, List<TextFilter> textFilters) {
         public MatchPlan {
             nodes = List.copyOf(nodes);
             traversals = List.copyOf(traversals);
             filters = List.copyOf(filters);
             negations = List.copyOf(negations);
+            textFilters = List.copyOf(textFilters);
+        }
+
+        public MatchPlan(List<NodeVar> nodes, List<Traversal> traversals, List<Filter> filters, List<Negation> negations) {
+            this(nodes, traversals, filters, negations, List.of());
         }
     }
 
@@ -88,7 +93,7 @@ public record ReadPlan(String name, List<ParamDecl> params, MatchPlan match, Lis
     }
 
     /** A resolved operand of a filter, projection or order key. */
-    public sealed interface Operand permits PropertyRef, EntityRef, Constant, AggregateOf {
+    public sealed interface Operand permits PropertyRef, EntityRef, Constant, AggregateOf, Rank {
         ResultType type();
     }
 

@@ -32,6 +32,10 @@ final class Types {
         return k != null && k.isNumeric();
     }
 
+    static boolean isBlob(PropertyType t) {
+        return scalarKind(t) == ScalarKind.BLOB;
+    }
+
     static boolean isCollection(PropertyType t) {
         return t instanceof PropertyType.ListOf || t instanceof PropertyType.VectorOf;
     }
@@ -55,6 +59,7 @@ final class Types {
         ScalarKind t = scalarKind(to);
         if (f == null || t == null) return false;
         if (f == t) return true;
+        if (f == ScalarKind.STRING && t == ScalarKind.BLOB) return true; // a "base64:…" String feeds a Blob
         if (f.isInteger()) return t.isNumeric();
         return f.isNumeric() && !f.isInteger() && t.isNumeric() && !t.isInteger();
     }
@@ -124,7 +129,7 @@ final class Types {
         boolean fits = switch (familyOf(lit)) {
             case "int" -> isNumeric(target);
             case "float" -> isNumeric(target) && !scalarKind(target).isInteger();
-            case "string" -> isStringLike(target);
+            case "string" -> isStringLike(target) || scalarKind(target) == ScalarKind.BLOB; // "base64:…" feeds a Blob
             case "bool" -> scalarKind(target) == ScalarKind.BOOL;
             case "date" -> scalarKind(target) == ScalarKind.DATE;
             default -> scalarKind(target) == ScalarKind.DATETIME;

@@ -91,6 +91,16 @@ public final class Values {
             case STRING -> {
                 if (value instanceof String) return value;
             }
+            case BLOB -> {
+                if (value instanceof byte[]) return value;
+                if (value instanceof String s) {
+                    try {
+                        return dev.omnigraph.engine.schema.BlobText.decode(s);
+                    } catch (IllegalArgumentException e) {
+                        throw new Mismatch(e.getMessage());
+                    }
+                }
+            }
             case BOOL -> {
                 if (value instanceof Boolean) return value;
             }

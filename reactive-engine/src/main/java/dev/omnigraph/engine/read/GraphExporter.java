@@ -2,6 +2,7 @@ package dev.omnigraph.engine.read;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.omnigraph.engine.schema.BlobText;
 import dev.omnigraph.engine.schema.Catalog;
 import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.engine.schema.EdgeTable;
@@ -63,7 +64,7 @@ public final class GraphExporter {
         return Flux.fromIterable(selected)
                 // A type the snapshot does not carry (added by a later schema) has no rows to export.
                 .filter(t -> state.table(t.tableKey()).isPresent())
-                .concatMap(t -> reader.scan(t, null, Layout.allColumns(t), ScanRequest.DEFAULT_BATCH_SIZE)
+                .concatMap(t -> reader.scan(t, null, Layout.storedColumns(t), ScanRequest.DEFAULT_BATCH_SIZE)
                         .map(row -> line(t, row)))
                 .publishOn(Schedulers.parallel()); // keep consumers off the storage threads
     }
@@ -130,6 +131,7 @@ public final class GraphExporter {
     private static void scalar(JsonGenerator g, ScalarKind kind, Object v) throws IOException {
         switch (kind) {
             case STRING -> g.writeString((String) v);
+            case BLOB -> g.writeString(BlobText.encode((byte[]) v));
             case BOOL -> g.writeBoolean((Boolean) v);
             case I32 -> g.writeNumber((Integer) v);
             case I64, U32 -> g.writeNumber((Long) v);

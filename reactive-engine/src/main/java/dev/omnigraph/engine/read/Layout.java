@@ -6,10 +6,14 @@ import dev.omnigraph.engine.query.ReadPlan.EntityRef;
 import dev.omnigraph.engine.query.ReadPlan.MatchPlan;
 import dev.omnigraph.engine.query.ReadPlan.Operand;
 import dev.omnigraph.engine.query.ReadPlan.PropertyRef;
+import dev.omnigraph.engine.query.Rank;
+import dev.omnigraph.engine.query.TextFilter;
 import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.engine.schema.EdgeTable;
 import dev.omnigraph.engine.schema.NodeTable;
 import dev.omnigraph.engine.schema.Property;
+import dev.omnigraph.engine.schema.PropertyType;
+import dev.omnigraph.engine.schema.ScalarKind;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -27,6 +31,8 @@ final class Layout {
     private final Map<String, Integer> slots = new LinkedHashMap<>();
     private final Map<String, Set<String>> needed = new HashMap<>();
     private final Set<String> whole = new HashSet<>();
+    /** Each ranking's score slot, after the variables' slots; nested rankings before the rrf fusing them. */
+    private final Map<Rank, Integer> ranks = new LinkedHashMap<>();
 
     private Layout() {}
 
@@ -36,6 +42,32 @@ final class Layout {
         for (ReadPlan.Projection p : plan.projections()) l.use(p.expr(), true);
         for (ReadPlan.OrderKey k : plan.order()) l.use(k.expr(), false);
         return l;
+    }
+
+    private void rank(Rank r) {
+        if (ranks.containsKey(r)) return;
+        if (r instanceof Rank.Rrf f) {
+            rank(f.first());
+            rank(f.second());
+        } else if (r instanceof Rank.Nearest n) {
+            need(n.vector().variable(), n.vector().property().name());
+        } else if (r instanceof Rank.Bm25 b) {
+            need(b.field().variable(), b.field().property().name());
+        }
+        String name = "~rank#" + ranks.size(); // '~' cannot start a variable name
+        declare(name);
+        ranks.put(r, slot(name));
+    }
+
+    /** The rankings of the plan, nested ones first. */
+    List<Rank> ranks() {
+        return List.copyOf(ranks.keySet());
+    }
+
+    int rankSlot(Rank r) {
+        Integer s = ranks.get(r);
+        if (s == null) throw new IllegalStateException("ranking " + r + " has no slot");
+        return s;
     }
 
     private void walk(MatchPlan m) {
@@ -52,6 +84,7 @@ final class Layout {
             use(f.left(), false);
             use(f.right(), false);
         }
+        for (TextFilter t : m.textFilters()) need(t.field().variable(), t.field().property().name());
         for (ReadPlan.Negation n : m.negations()) walk(n.inner());
     }
 
@@ -67,6 +100,7 @@ final class Layout {
         if (op instanceof PropertyRef r) need(r.variable(), r.property().name());
         else if (op instanceof EntityRef e && projected) whole.add(e.variable());
         else if (op instanceof AggregateOf a && a.arg() instanceof PropertyRef r) need(r.variable(), r.property().name());
+        else if (op instanceof Rank r) rank(r);
     }
 
     int slot(String var) {
@@ -83,8 +117,20 @@ final class Layout {
         return new Object[slots.size()];
     }
 
-    /** The physical columns of a table: {@code id} (and {@code src}, {@code dst} on edges), then its properties. */
+    /**
+     * The columns a query may read from a table: {@code id} (and {@code src}, {@code dst} on edges), then its
+     * properties except Blobs (T24: never a read value).
+     */
     static List<String> allColumns(CatalogTable table) {
+        return columns(table, false);
+    }
+
+    /** Every physical column, Blob ones included (export reads their bytes; queries never do). */
+    static List<String> storedColumns(CatalogTable table) {
+        return columns(table, true);
+    }
+
+    private static List<String> columns(CatalogTable table, boolean blobs) {
         List<String> out = new ArrayList<>();
         out.add("id");
         List<Property> props;
@@ -95,7 +141,10 @@ final class Layout {
         } else {
             props = ((NodeTable) table).type().properties();
         }
-        props.forEach(p -> out.add(p.name()));
+        for (Property p : props) {
+            boolean blob = p.type() instanceof PropertyType.Scalar s && s.kind() == ScalarKind.BLOB;
+            if (blobs || !blob) out.add(p.name());
+        }
         return out;
     }
 

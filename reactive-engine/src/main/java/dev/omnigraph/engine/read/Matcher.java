@@ -4,6 +4,7 @@ import dev.omnigraph.engine.query.ReadPlan;
 import dev.omnigraph.engine.query.ReadPlan.MatchPlan;
 import dev.omnigraph.engine.query.ReadPlan.NodeVar;
 import dev.omnigraph.engine.query.ReadPlan.Traversal;
+import dev.omnigraph.engine.query.TextFilter;
 import dev.omnigraph.engine.read.Predicates.CompiledFilter;
 import dev.omnigraph.engine.schema.EdgeTable;
 import dev.omnigraph.engine.schema.NodeTable;
@@ -60,6 +61,7 @@ final class Matcher {
         for (NodeVar n : m.nodes())
             for (ReadPlan.PropertyMatch pm : n.matches()) filters.add(predicates.filter(Predicates.asFilter(n.name(), pm)));
         for (ReadPlan.Filter f : m.filters()) filters.add(predicates.filter(f));
+        for (TextFilter t : m.textFilters()) filters.add(predicates.text(t));
         List<Negation> negations = new ArrayList<>();
         for (ReadPlan.Negation n : m.negations())
             negations.add(new Negation(compile(n.inner()), n.outerVariables().stream().mapToInt(layout::slot).toArray()));

@@ -8,6 +8,9 @@ import dev.omnigraph.engine.query.ReadPlan.Filter;
 import dev.omnigraph.engine.query.ReadPlan.Operand;
 import dev.omnigraph.engine.query.ReadPlan.PropertyMatch;
 import dev.omnigraph.engine.query.ReadPlan.PropertyRef;
+import dev.omnigraph.engine.query.Rank;
+import dev.omnigraph.engine.query.TextFilter;
+import dev.omnigraph.engine.read.search.TextFilters;
 import dev.omnigraph.engine.schema.PropertyType;
 import dev.omnigraph.engine.schema.ScalarKind;
 import java.time.Instant;
@@ -70,6 +73,10 @@ final class Predicates {
             Object fixed = value;
             return new Compiled(s -> fixed, ValueOrder.unsigned(c.valueType()), Set.of(), null, true, fixed);
         }
+        if (op instanceof Rank r) { // scored by the Ranker before projection and ordering
+            int slot = layout.rankSlot(r);
+            return new Compiled(s -> s[slot], false, Set.of(), null, false, null);
+        }
         throw new IllegalArgumentException("not a row operand: " + op);
     }
 
@@ -100,6 +107,15 @@ final class Predicates {
             return holds(op, a, l.unsigned(), b, r.unsigned());
         };
         return new CompiledFilter(Set.copyOf(vars), test, vars.size() == 1 ? SqlPushdown.sql(op, l, r) : null);
+    }
+
+    /** A text clause: exact, evaluated in Java on its variable's row (never pushed into the scan). */
+    CompiledFilter text(TextFilter f) {
+        Object query = operand(f.query(), null).value();
+        Long distance = f.distance() == null ? null : ((Number) operand(f.distance(), null).value()).longValue();
+        String var = f.field().variable();
+        return new CompiledFilter(Set.of(var), TextFilters.compile(f.op(), layout.slot(var), f.field().property().name(),
+                (String) query, distance), null);
     }
 
     static boolean holds(CompareOp op, Object a, boolean au, Object b, boolean bu) {

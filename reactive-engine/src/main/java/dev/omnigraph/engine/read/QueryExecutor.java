@@ -4,6 +4,8 @@ import dev.omnigraph.engine.query.BoundParams;
 import dev.omnigraph.engine.query.ReadPlan;
 import dev.omnigraph.engine.query.ReadPlan.MatchPlan;
 import dev.omnigraph.engine.read.Predicates.CompiledFilter;
+import dev.omnigraph.engine.read.search.CorpusCache;
+import dev.omnigraph.engine.read.search.Ranker;
 import dev.omnigraph.engine.schema.Catalog;
 import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.storage.Failpoints;
@@ -43,6 +45,7 @@ public final class QueryExecutor {
     private final String root;
     private final Catalog catalog;
     private final Failpoints failpoints;
+    private final CorpusCache corpus;
 
     public QueryExecutor(TableStorage tables, String root, Catalog catalog) {
         this(tables, root, catalog, Failpoints.none());
@@ -50,10 +53,16 @@ public final class QueryExecutor {
 
     /** {@code failpoints}: where tests stall a query's scans ({@link #SCAN_FAILPOINT}). */
     public QueryExecutor(TableStorage tables, String root, Catalog catalog, Failpoints failpoints) {
+        this(tables, root, catalog, failpoints, new CorpusCache());
+    }
+
+    /** {@code corpus}: the graph's BM25 statistics per table version, shared by its queries. */
+    public QueryExecutor(TableStorage tables, String root, Catalog catalog, Failpoints failpoints, CorpusCache corpus) {
         this.tables = tables;
         this.root = root;
         this.catalog = catalog;
         this.failpoints = failpoints;
+        this.corpus = corpus;
     }
 
     /** {@link #execute(ReadPlan, BoundParams, ManifestState, Instant, QueryLimits)} with the default limits. */
@@ -75,16 +84,20 @@ public final class QueryExecutor {
         Predicates predicates = new Predicates(layout, params, now);
         Matcher.Scope scope = new Matcher(new TableReader(tables, root, state), layout, predicates).compile(plan.match());
         ResultShaper shaper = new ResultShaper(plan, layout, predicates);
+        Ranker ranker = new Ranker(layout.ranks(), layout::rankSlot, layout::slot,
+                op -> predicates.operand(op, null).value(), shaper::compareIds);
         Flux<List<Object>> rows = Flux.defer(() -> {
             QueryBudget budget = new QueryBudget(limits, layout.size());
             TableReader reader = new TableReader(tables, root, state, failpoints, budget);
-            Flux<List<Object>> run = streamable(plan)
+            Flux<List<Object>> run = streamable(plan) && ranker.isEmpty()
                     ? stream(plan, scope, layout, reader, shaper, budget)
                     : Mono.defer(() -> {
                         budget.hold(1); // the empty solution every match starts from
                         return new Matcher(reader, layout, predicates, budget)
                                 .run(scope, List.<Object[]>of(layout.empty()), Set.of());
-                    }).flatMapIterable(solutions -> shaper.finish(solutions, budget));
+                    })
+                    .flatMap(solutions -> ranker.prepare(solutions, new SearchCorpus(reader, corpus, plan)))
+                    .flatMapIterable(solutions -> shaper.finish(solutions, budget));
             return bounded(run, budget, limits.timeout());
         });
         return new QueryResult(ResultShaper.columns(plan), rows);

@@ -6,6 +6,7 @@ import dev.omnigraph.engine.query.ReadPlan.EntityRef;
 import dev.omnigraph.engine.query.ReadPlan.OrderKey;
 import dev.omnigraph.engine.query.ReadPlan.ResultType;
 import dev.omnigraph.engine.query.ReadPlan.Traversal;
+import dev.omnigraph.engine.query.Rank;
 import dev.omnigraph.engine.schema.NodeTable;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -136,12 +137,15 @@ final class ResultShaper {
             OrderKey k = plan.order().get(i);
             boolean u = ValueOrder.unsigned(k.expr().type());
             int c = ValueOrder.compareNullable(a[i], u, b[i], u); // NULL is least: first ascending, last descending
+            if (k.expr() instanceof Rank.Nearest && (a[i] == null) != (b[i] == null))
+                return a[i] == null ? 1 : -1; // a row without a vector is farthest of all
             if (c != 0) return k.descending() ? -c : c;
         }
         return 0;
     }
 
-    private int compareIds(Object[] a, Object[] b) {
+    /** The final tie break: bound ids in variable-name order, ascending. */
+    int compareIds(Object[] a, Object[] b) {
         for (int slot : tieSlots) {
             int c = ValueOrder.compareNullable(id(a, slot), false, id(b, slot), false);
             if (c != 0) return c;

@@ -80,6 +80,7 @@ final class ArrowSchemas {
             case F64 -> new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
             case DATE -> new ArrowType.Date(DateUnit.DAY);
             case DATETIME -> new ArrowType.Date(DateUnit.MILLISECOND);
+            case BLOB -> ArrowType.LargeBinary.INSTANCE; // plain large binary: Java 0.39 cannot read Lance blob columns back
         };
     }
 }

@@ -354,9 +354,16 @@ final class Checker {
                 throw error(n.pos(), seed.subject(), "unknown property '" + n.name() + "' in @" + kw);
             if (names.contains(n.name()))
                 throw error(n.pos(), seed.subject(), "property '" + n.name() + "' appears twice in @" + kw);
+            if (!system && isBlob(props.get(n.name()).type))
+                throw error(n.pos(), seed.subject(), "@" + kw + " is not allowed on Blob property '" + n.name() + "'");
             names.add(n.name());
         }
         return names;
+    }
+
+    private static boolean isBlob(PropertyType t) {
+        return t instanceof PropertyType.Scalar s && s.kind() == ScalarKind.BLOB
+                || t instanceof PropertyType.ListOf l && l.element() == ScalarKind.BLOB;
     }
 
     private void checkKeyTarget(PropBuilder p, Seed seed) {
@@ -365,7 +372,7 @@ final class Checker {
                 .map(CArg::pos).orElse(seed.node().pos());
         if (p.nullable) throw error(pos, seed.subject(), "@key property '" + p.name + "' must not be nullable");
         String kind = p.type instanceof PropertyType.ListOf ? "a list"
-                : p.type instanceof PropertyType.VectorOf ? "a Vector" : null;
+                : p.type instanceof PropertyType.VectorOf ? "a Vector" : isBlob(p.type) ? "a Blob" : null;
         if (kind != null) throw error(pos, seed.subject(), "@key property '" + p.name + "' cannot be " + kind + " (" + p.type.spelling() + ")");
     }
 

@@ -89,6 +89,8 @@ final class KeyIds {
                     : wrongType(value, "Double", typeName, property), typeName, property));
             case DATE -> Long.toString(expect(value, LocalDate.class, typeName, property).toEpochDay());
             case DATETIME -> Long.toString(expect(value, Instant.class, typeName, property).toEpochMilli());
+            case BLOB -> throw new ValidationError(typeName, property.name(), null,
+                    "Blob property '" + property.name() + "' cannot be part of a key");
         };
     }
 

@@ -158,6 +158,7 @@ final class Parser {
                 throw error(element, "list elements must be a base type (String, Bool, I32, I64, U32, U64, F32, F64, Date, DateTime), found " + element.describe());
             advance();
             ScalarKind kind = baseType(element);
+            if (kind == ScalarKind.BLOB) throw error(element, "lists of Blob are not supported; declare one Blob property per value");
             expect(Kind.RBRACKET, "']' to close the list type");
             return new PropertyType.ListOf(kind);
         }
@@ -190,8 +191,6 @@ final class Parser {
     }
 
     private ScalarKind baseType(Token t) {
-        if (t.text().equals("Blob"))
-            throw error(t, "Blob properties are not supported by this engine yet");
         return ScalarKind.fromSpelling(t.text()).orElseThrow(() -> error(t,
                 "unknown property type '" + t.text() + "' (expected String, Bool, I32, I64, U32, U64, F32, F64, "
                         + "Date, DateTime, Vector(n), [T] or enum(...))"));

@@ -2,7 +2,10 @@ package dev.omnigraph.engine.schema;
 
 import java.util.Optional;
 
-/** The scalar base types of {@code .pg} that this engine stores ({@code Blob} is deliberately absent: not supported yet). */
+/**
+ * The scalar base types of {@code .pg}. {@code Blob} holds bytes: stored, loaded, exported and read through the blob
+ * API, but never a read value of a query (T24 and friends).
+ */
 public enum ScalarKind {
     STRING("String"),
     BOOL("Bool"),
@@ -13,7 +16,8 @@ public enum ScalarKind {
     F32("F32"),
     F64("F64"),
     DATE("Date"),
-    DATETIME("DateTime");
+    DATETIME("DateTime"),
+    BLOB("Blob");
 
     private final String spelling;
 

@@ -24,6 +24,7 @@ public final class ChangeEstimates {
     private static long sizeOf(Object value) {
         if (value == null) return 0;
         if (value instanceof String text) return 4L + text.length() * 3L / 2;
+        if (value instanceof byte[] bytes) return 8L + bytes.length;
         if (value instanceof Boolean) return 1;
         if (value instanceof Integer || value instanceof Float || value instanceof LocalDate) return 4;
         if (value instanceof Long || value instanceof Double || value instanceof Instant) return 8;

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class QueryErrorTest {
 
     static Stream<Arguments> cases() {
-        return Stream.of(
+        return Stream.concat(SearchErrorCases.cases(), Stream.of(
                 c("missing return",
                         "query q() {\n  match { $p: Person }\n}",
                         3, 1, "Q000", "expected 'return' after the match block"),
@@ -32,12 +32,6 @@ class QueryErrorTest {
                 c("blob param",
                         "query q($b: Blob) {\n  match { $p: Person }\n  return { $p }\n}",
                         1, 13, "Q000", "Blob parameters are not supported"),
-                c("text search clause",
-                        "query q() {\n  match {\n    $p: Person\n    search($p.name, \"x\")\n  }\n  return { $p.name }\n}",
-                        4, 5, "Q000", "'search(…)' (text/vector search) is not supported yet"),
-                c("nearest ordering",
-                        "query q($v: Vector(3)) {\n  match { $p: Person }\n  return { $p.name }\n  order { nearest($p.embedding, $v) }\n  limit 3\n}",
-                        4, 11, "Q000", "'nearest(…)' (text/vector search) is not supported yet"),
                 c("negative literal",
                         "query q() {\n  match {\n    $p: Person\n    $p.age > -1\n  }\n  return { $p.name }\n}",
                         4, 14, "Q000", "negative numbers cannot be written"),
@@ -191,10 +185,10 @@ class QueryErrorTest {
                 c("T23 bare edge binding returned",
                         "query q() {\n  match {\n    $p: Person\n    $p $k:knows $f\n  }\n  return { $k }\n}",
                         6, 12, "T23", "edge binding $k cannot be returned bare")
-        );
+        ));
     }
 
-    private static Arguments c(String name, String source, int line, int column, String code, String fragment) {
+    static Arguments c(String name, String source, int line, int column, String code, String fragment) {
         return Arguments.of(name, source, line, column, code, fragment);
     }
 

@@ -1,0 +1,40 @@
+package dev.omnigraph.http.server;
+
+import dev.omnigraph.http.wire.HttpProblem;
+
+/** One HTTP byte range ({@code bytes=a-b}, {@code bytes=a-}, {@code bytes=-n}) against a body of known length. */
+final class ByteRange {
+    private ByteRange() {
+    }
+
+    /**
+     * The inclusive {@code [first, last]} of the range, or an empty array when it is unsatisfiable.
+     *
+     * @throws HttpProblem 400 for a malformed header or several ranges (not supported)
+     */
+    static long[] parse(String header, long length) {
+        String h = header.trim();
+        if (!h.startsWith("bytes=")) throw HttpProblem.badRequest("Range must be bytes=first-last, got " + header);
+        String spec = h.substring("bytes=".length()).trim();
+        if (spec.contains(",")) throw HttpProblem.badRequest("only one byte range per request is supported");
+        int dash = spec.indexOf('-');
+        if (dash < 0) throw HttpProblem.badRequest("Range must be bytes=first-last, got " + header);
+        String a = spec.substring(0, dash).trim();
+        String b = spec.substring(dash + 1).trim();
+        try {
+            if (a.isEmpty()) { // suffix: the last n bytes
+                long n = Long.parseLong(b);
+                if (n <= 0 || length == 0) return new long[0];
+                return new long[] {Math.max(0, length - n), length - 1};
+            }
+            long first = Long.parseLong(a);
+            long last = b.isEmpty() ? length - 1 : Math.min(Long.parseLong(b), length - 1);
+            if (first < 0 || (!b.isEmpty() && Long.parseLong(b) < first))
+                throw HttpProblem.badRequest("Range " + header + " has last < first");
+            if (first >= length) return new long[0];
+            return new long[] {first, last};
+        } catch (NumberFormatException e) {
+            throw HttpProblem.badRequest("Range must be bytes=first-last with decimal positions, got " + header);
+        }
+    }
+}
