@@ -1,5 +1,7 @@
 package dev.omnigraph.engine;
 
+import dev.omnigraph.engine.diff.ChangeLimits;
+import dev.omnigraph.engine.diff.Changes;
 import dev.omnigraph.engine.gate.Gates;
 import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.engine.load.Loader;
@@ -329,6 +331,12 @@ public final class Omnigraph implements AutoCloseable {
             ValidText.require("commit id", commitId);
             return manifest.commit(commitId);
         });
+    }
+
+    /** Commit diffs, the change feed and the row-delta engine, over this handle's storage and schema. */
+    public Changes changes() {
+        return new Changes(manifest, services.tables(), catalog(), branch -> snapshot(ReadTarget.branch(branch))
+                .map(s -> new Changes.BranchHead(s.manifest(), s.graphCommitId())), ChangeLimits.DEFAULT);
     }
 
     /** Graph branches with their identities, main first. */
