@@ -335,8 +335,13 @@ public final class Omnigraph implements AutoCloseable {
 
     /** Commit diffs, the change feed and the row-delta engine, over this handle's storage and schema. */
     public Changes changes() {
+        return changes(ChangeLimits.DEFAULT);
+    }
+
+    /** {@link #changes()} with other page bounds. */
+    public Changes changes(ChangeLimits limits) {
         return new Changes(manifest, services.tables(), catalog(), branch -> snapshot(ReadTarget.branch(branch))
-                .map(s -> new Changes.BranchHead(s.manifest(), s.graphCommitId())), ChangeLimits.DEFAULT);
+                .map(s -> new Changes.BranchHead(s.manifest(), s.graphCommitId())), limits);
     }
 
     /** Graph branches with their identities, main first. */

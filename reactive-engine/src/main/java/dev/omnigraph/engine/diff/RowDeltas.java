@@ -6,6 +6,7 @@ import dev.omnigraph.storage.SqlLiterals;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.TableSnapshot;
 import dev.omnigraph.storage.TableStorage;
+import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.Comparator;
 import java.util.List;
@@ -23,8 +24,10 @@ import reactor.core.publisher.Mono;
  * rows share the {@code id} key). Either side may be absent (a table registered or dropped in between): every
  * row of the other side is then an insert or a delete.
  *
- * <p>Both sides are scanned once, sorted by {@code id} natively by Lance, and merged as they stream: the heap holds
- * at most a scanner batch per side ({@link #BATCH_ROWS} rows) plus a small prefetch, whatever the table size.
+ * <p>Each side is read in id order in chunks of {@link #BATCH_ROWS} rows (a pushed-down {@code id > last} filter and
+ * a native top-k sort per chunk), and the two sides are merged as they stream: the heap holds about two chunks per
+ * side plus a small prefetch, whatever the table size, and Lance's top-k holds one chunk natively. The price is one
+ * filtered pass over a side per chunk, so a whole-table diff costs O(rows² / BATCH_ROWS) rows read.
  * An {@code id} on both sides whose rows are equal column for column (typed, see {@link RowValues}) is unchanged
  * and not emitted; otherwise it is an update carrying both images. Output is in id order, so a caller pages
  * by passing the last id it consumed as {@code afterId} (the scan resumes with {@code id > afterId} pushed down).
@@ -82,13 +85,34 @@ public final class RowDeltas {
         return a.ref().equals(b.ref()) && a.version() == b.version();
     }
 
+    /**
+     * One side in id order, as a sequence of bounded top-k scans ({@code id > last ORDER BY id LIMIT BATCH_ROWS}),
+     * each answered in a single batch. A full native sort would stream the side once, but Lance 0.39 hands the
+     * sorted batches after the first to Java as sliced arrays the Arrow C-data import misreads (out-of-range string
+     * offsets), so every scan here is kept to one batch.
+     */
     private Flux<Sided> sorted(TableSnapshot snapshot, Optional<String> afterId, int side) {
-        ScanRequest request = ScanRequest.all().orderedBy(RowValues.ID).withBatchSize(BATCH_ROWS);
+        return chunk(snapshot, afterId)
+                .expand(rows -> rows.size() < BATCH_ROWS ? Mono.empty()
+                        : chunk(snapshot, Optional.of(RowValues.id(rows.get(rows.size() - 1)))))
+                .concatMapIterable(rows -> rows)
+                .map(row -> new Sided(row, side));
+    }
+
+    private Mono<List<Map<String, Object>>> chunk(TableSnapshot snapshot, Optional<String> afterId) {
+        ScanRequest request = ScanRequest.all().orderedBy(RowValues.ID).withLimit(BATCH_ROWS).withBatchSize(BATCH_ROWS);
         if (afterId.isPresent()) {
             request = request.withFilter(SqlLiterals.compare(RowValues.ID, SqlLiterals.Comparison.GT,
                     SqlLiterals.quote(afterId.get())));
         }
-        return tables.scan(snapshot, request).concatMapIterable(RowBatch::rows).map(row -> new Sided(row, side));
+        return tables.scan(snapshot, request).collectList().map(batches -> {
+            // A second batch would be a sliced array (see above): refuse rather than risk misread values.
+            if (batches.size() > 1) {
+                throw new StorageFault("a sorted chunk of " + snapshot.ref() + " came back in " + batches.size()
+                        + " batches; refusing to read sliced Arrow arrays", null);
+            }
+            return batches.isEmpty() ? List.<Map<String, Object>>of() : batches.get(0).rows();
+        });
     }
 
     private static List<RowChange> classify(List<Sided> group) {
