@@ -2,6 +2,9 @@ package dev.omnigraph.engine;
 
 import dev.omnigraph.engine.branch.BranchControl;
 import dev.omnigraph.engine.branch.BranchResult;
+
+import dev.omnigraph.engine.diff.ChangeLimits;
+import dev.omnigraph.engine.diff.Changes;
 import dev.omnigraph.engine.gate.Gates;
 import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.engine.load.Loader;
@@ -372,6 +375,17 @@ public final class Omnigraph implements AutoCloseable {
             ValidText.require("commit id", commitId);
             return manifest.commit(commitId);
         });
+    }
+
+    /** Commit diffs, the change feed and the row-delta engine, over this handle's storage and schema. */
+    public Changes changes() {
+        return changes(ChangeLimits.DEFAULT);
+    }
+
+    /** {@link #changes()} with other page bounds. */
+    public Changes changes(ChangeLimits limits) {
+        return new Changes(manifest, services.tables(), catalog(), branch -> snapshot(ReadTarget.branch(branch))
+                .map(s -> new Changes.BranchHead(s.manifest(), s.graphCommitId())), limits);
     }
 
     /** Graph branches with their identities, main first. */

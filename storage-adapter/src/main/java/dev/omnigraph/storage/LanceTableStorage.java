@@ -508,6 +508,7 @@ public final class LanceTableStorage implements TableStorage {
                 if (!request.columns().isEmpty()) options.columns(request.columns());
                 request.limit().ifPresent(options::limit);
                 if (request.rowAddress()) options.withRowAddress(true);
+                request.orderBy().ifPresent(column -> options.setColumnOrderings(List.of(ascending(column))));
                 scanner = dataset.newScan(options.build());
                 List<String> columns = new ArrayList<>();
                 scanner.schema().getFields().forEach(field -> columns.add(field.getName()));
@@ -516,6 +517,15 @@ public final class LanceTableStorage implements TableStorage {
                 closeAll(scanner, dataset, allocator);
                 throw LanceFailures.translate("scan", snapshot.ref(), e);
             }
+        }
+
+        private static com.lancedb.lance.ipc.ColumnOrdering ascending(String column) {
+            SqlLiterals.requireIdentifier(column);
+            com.lancedb.lance.ipc.ColumnOrdering.Builder ordering = new com.lancedb.lance.ipc.ColumnOrdering.Builder();
+            ordering.setColumnName(column);
+            ordering.setAscending(true);
+            ordering.setNullFirst(false);
+            return ordering.build();
         }
 
         void close() {

@@ -7,16 +7,23 @@ import java.util.OptionalLong;
 /**
  * A filtered, projected scan. {@code filter} is a Lance (DataFusion) SQL predicate; an empty column list means
  * every column. {@code rowAddress} adds the {@code _rowaddr} column (fragment id &lt;&lt; 32 | offset).
+ * {@code orderBy} names a column the rows come back sorted by, ascending (Lance sorts natively, off the heap).
  */
 public record ScanRequest(Optional<String> filter, List<String> columns, OptionalLong limit, int batchSize,
-                          boolean rowAddress) {
+                          boolean rowAddress, Optional<String> orderBy) {
     public static final int DEFAULT_BATCH_SIZE = 4096;
 
     public ScanRequest {
         columns = List.copyOf(columns);
+        java.util.Objects.requireNonNull(orderBy, "orderBy");
         if (batchSize < 1) {
             throw new IllegalArgumentException("batchSize must be positive");
         }
+    }
+
+    public ScanRequest(Optional<String> filter, List<String> columns, OptionalLong limit, int batchSize,
+                       boolean rowAddress) {
+        this(filter, columns, limit, batchSize, rowAddress, Optional.empty());
     }
 
     public static ScanRequest all() {
@@ -28,22 +35,27 @@ public record ScanRequest(Optional<String> filter, List<String> columns, Optiona
     }
 
     public ScanRequest withFilter(String sql) {
-        return new ScanRequest(Optional.of(sql), columns, limit, batchSize, rowAddress);
+        return new ScanRequest(Optional.of(sql), columns, limit, batchSize, rowAddress, orderBy);
     }
 
     public ScanRequest withColumns(List<String> projected) {
-        return new ScanRequest(filter, projected, limit, batchSize, rowAddress);
+        return new ScanRequest(filter, projected, limit, batchSize, rowAddress, orderBy);
     }
 
     public ScanRequest withLimit(long max) {
-        return new ScanRequest(filter, columns, OptionalLong.of(max), batchSize, rowAddress);
+        return new ScanRequest(filter, columns, OptionalLong.of(max), batchSize, rowAddress, orderBy);
     }
 
     public ScanRequest withBatchSize(int rows) {
-        return new ScanRequest(filter, columns, limit, rows, rowAddress);
+        return new ScanRequest(filter, columns, limit, rows, rowAddress, orderBy);
     }
 
     public ScanRequest includingRowAddress() {
-        return new ScanRequest(filter, columns, limit, batchSize, true);
+        return new ScanRequest(filter, columns, limit, batchSize, true, orderBy);
+    }
+
+    /** The same scan with rows sorted ascending by {@code column}. */
+    public ScanRequest orderedBy(String column) {
+        return new ScanRequest(filter, columns, limit, batchSize, rowAddress, Optional.of(column));
     }
 }

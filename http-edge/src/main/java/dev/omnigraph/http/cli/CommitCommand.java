@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code omnigraph commit list|show}: the commit history of a branch, or one commit. */
-@Command(name = "commit", description = "Inspect commits.", subcommands = {CommitCommand.ListCommits.class, CommitCommand.Show.class})
+@Command(name = "commit", description = "Inspect commits.", subcommands = {CommitCommand.ListCommits.class, CommitCommand.Show.class, CommitChangesCommand.class})
 final class CommitCommand implements Callable<Integer> {
     @ParentCommand
     OmnigraphCli cli;

@@ -1,6 +1,8 @@
 package dev.omnigraph.http.wire;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.omnigraph.storage.error.ChangeDiffRefused;
+import dev.omnigraph.storage.error.ChangeFeedGap;
 import dev.omnigraph.storage.error.ErrorCode;
 import dev.omnigraph.storage.error.IdempotencyKeyReused;
 import dev.omnigraph.storage.error.KeyConflict;
@@ -23,7 +25,8 @@ import reactor.core.Exceptions;
  * discriminator. Details are named by the engine's wire code and carry its structured facts: parse_error (line,
  * column), validation_error (type, property, id), key_conflict, read_set_conflict, manifest_conflict,
  * precondition_failure, resource_limit, recovery_required, query_timeout (timeout_ms),
- * idempotency_key_reused (key, graph_commit_id).
+ * idempotency_key_reused (key, graph_commit_id), change_diff_refusal (reason, graph_commit_id, type_name),
+ * change_feed_gap (first_unreadable_commit_id, cursor).
  */
 public final class ErrorBodies {
 
@@ -118,6 +121,15 @@ public final class ErrorBodies {
             body.putObject("recovery_required").put("operation_id", r.operationId());
         } else if (e instanceof QueryTimeout q) {
             body.putObject("query_timeout").put("timeout_ms", q.timeout().toMillis());
+        } else if (e instanceof ChangeDiffRefused r) {
+            ObjectNode d = body.putObject("change_diff_refusal");
+            d.put("reason", r.reason().wireName());
+            d.put("graph_commit_id", r.graphCommitId());
+            r.typeName().ifPresent(name -> d.put("type_name", name));
+        } else if (e instanceof ChangeFeedGap g) {
+            ObjectNode d = body.putObject("change_feed_gap");
+            d.put("first_unreadable_commit_id", g.firstUnreadableCommitId());
+            g.cursor().ifPresent(cursor -> d.put("cursor", cursor));
         }
         return reply;
     }
@@ -131,7 +143,8 @@ public final class ErrorBodies {
             case PARSE_ERROR, VALIDATION_ERROR, BAD_REQUEST, RESOURCE_LIMIT -> "bad_request";
             case NOT_FOUND -> "not_found";
             case KEY_CONFLICT, READ_SET_CONFLICT, MANIFEST_CONFLICT, CONFLICT, IDEMPOTENCY_KEY_REUSED -> "conflict";
-            case PRECONDITION_FAILURE, RECOVERY_REQUIRED, QUERY_TIMEOUT -> null;
+            case PRECONDITION_FAILURE, RECOVERY_REQUIRED, QUERY_TIMEOUT, CHANGE_FEED_GAP -> null;
+            case CHANGE_DIFF_REFUSAL -> "conflict";
             case STORAGE_OVERLOADED -> "too_many_requests";
             case UNSUPPORTED_STAMP, STORAGE_FAULT -> "internal";
         };

@@ -20,7 +20,9 @@ public enum ErrorCode {
     STORAGE_FAULT("storage_fault", 500),
     STORAGE_OVERLOADED("storage_overloaded", 503),
     QUERY_TIMEOUT("query_timeout", 503),
-    RECOVERY_REQUIRED("recovery_required", 503);
+    RECOVERY_REQUIRED("recovery_required", 503),
+    CHANGE_DIFF_REFUSAL("change_diff_refusal", 409),
+    CHANGE_FEED_GAP("change_feed_gap", 410);
 
     private final String wireName;
     private final int httpStatus;

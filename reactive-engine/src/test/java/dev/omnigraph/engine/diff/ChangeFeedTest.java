@@ -1,0 +1,78 @@
+package dev.omnigraph.engine.diff;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.engine.StorageServices;
+import dev.omnigraph.engine.WriteOptions;
+import dev.omnigraph.storage.error.ChangeFeedGap;
+import dev.omnigraph.storage.manifest.GraphCommit;
+import dev.omnigraph.storage.testing.StorageFixture;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Feed bounds and gaps: a poll captures at most its commit budget, and a cursor the history cannot reach is a 410. */
+class ChangeFeedTest {
+    static final Duration WAIT = Duration.ofSeconds(60);
+    static final String SCHEMA = "node Person {\n    name: String @key\n    age: I32?\n}\n";
+    static final String QUERIES = "query add($name: String) { insert Person { name: $name } }\n";
+
+    @TempDir
+    Path dir;
+    StorageServices services;
+    Omnigraph graph;
+
+    @BeforeEach
+    void setUp() {
+        services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
+        graph = Omnigraph.init(services, dir.resolve("g"), SCHEMA).block(WAIT);
+    }
+
+    @AfterEach
+    void tearDown() {
+        graph.close();
+        services.tables().close();
+    }
+
+    String add(String name) {
+        return graph.mutate("main", QUERIES, "add", Map.of("name", name), WriteOptions.DEFAULT).block(WAIT)
+                .commit().orElseThrow().id();
+    }
+
+    @Test
+    void aPollCapturesAtMostItsCommitBudgetAndSaysMoreWait() {
+        String c1 = add("A");
+        String c2 = add("B");
+        String c3 = add("C");
+        Changes changes = graph.changes(new ChangeLimits(1_000, 8_192, 2, 512));
+        FeedPage first = changes.poll("main", new FeedStart.Beginning(), ChangeFilter.ALL, Optional.empty()).block(WAIT);
+        assertThat(first.blocks()).extracting(b -> b.cause().graphCommitId()).containsExactly(c1, c2);
+        assertThat(first.caughtUp()).contains(false);
+        FeedPage second = changes.poll("main", new FeedStart.Cursor(first.cursor().orElseThrow()), ChangeFilter.ALL,
+                Optional.empty()).block(WAIT);
+        assertThat(second.blocks()).extracting(b -> b.cause().graphCommitId()).containsExactly(c3);
+        assertThat(second.caughtUp()).contains(true);
+    }
+
+    @Test
+    void aCursorWhoseCommitTheHistoryNoLongerReachesIsAGap() {
+        add("A");
+        List<GraphCommit> history = graph.commits("main").collectList().block(WAIT);
+        String genesis = history.get(history.size() - 1).id();
+        String stray = ChangeTokens.encode(ChangeFeed.CURSOR, List.of(genesis, "main", ChangeFilter.ALL.scope(),
+                "01JZZZZZZZZZZZZZZZZZZZZZZZ"));
+        assertThatThrownBy(() -> graph.changes().poll("main", new FeedStart.Cursor(stray), ChangeFilter.ALL, Optional.empty())
+                .block(WAIT)).isInstanceOfSatisfying(ChangeFeedGap.class, gap -> {
+                    assertThat(gap.cursor()).contains(stray);
+                    assertThat(gap.firstUnreadableCommitId()).isNotBlank();
+                });
+    }
+}
