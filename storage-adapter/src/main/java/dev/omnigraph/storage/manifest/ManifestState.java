@@ -40,7 +40,11 @@ public record ManifestState(String branch, TableSnapshot manifest, SortedMap<Str
      */
     ManifestState afterPublish(TableSnapshot landed, List<TableEntry> updates, String commitId) {
         TreeMap<String, TableEntry> nextTables = new TreeMap<>(tables);
-        updates.forEach(update -> nextTables.put(update.tableKey(), update));
+        // Table rows are keyed by object id, so an update may carry a row under a new key (a rename): the old key goes.
+        updates.forEach(update -> {
+            nextTables.values().removeIf(entry -> entry.objectId().equals(update.objectId()));
+            nextTables.put(update.tableKey(), update);
+        });
         Map<String, String> nextHeads = new HashMap<>(heads);
         nextHeads.put(branch, commitId);
         return new ManifestState(branch, landed, Collections.unmodifiableSortedMap(nextTables), Map.copyOf(nextHeads));
