@@ -27,7 +27,8 @@ class SchemaCliTest {
 
     @AfterEach
     void tearDown() {
-        services.close();
+        // The scheduler is shared by every test of this JVM: only the table storage is this test's to close.
+        services.tables().close();
     }
 
     @Test
