@@ -20,18 +20,7 @@ import picocli.CommandLine.ParentCommand;
 /** {@code omnigraph branch create|list|delete}: graph branches, with the HTTP API's JSON shapes under {@code --json}. */
 @Command(name = "branch", description = "Create, list and delete branches.",
         subcommands = {BranchCommand.Create.class, BranchCommand.ListBranches.class, BranchCommand.Delete.class})
-final class BranchCommand implements Callable<Integer> {
-    @ParentCommand
-    OmnigraphCli cli;
-
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public Integer call() {
-        spec.commandLine().usage(cli.err);
-        return OmnigraphCli.ERROR;
-    }
+final class BranchCommand extends CommandGroup {
 
     @Command(name = "create", description = "Create a branch (lazy: it reads its parent's tables until it writes them).")
     static final class Create implements Callable<Integer> {

@@ -28,18 +28,7 @@ import picocli.CommandLine.ParentCommand;
  */
 @Command(name = "changes", description = "Follow a branch's changes.",
         subcommands = {ChangesCommand.Poll.class, ChangesCommand.Baseline.class})
-final class ChangesCommand implements Callable<Integer> {
-    @ParentCommand
-    OmnigraphCli cli;
-
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public Integer call() {
-        spec.commandLine().usage(cli.err);
-        return OmnigraphCli.ERROR;
-    }
+final class ChangesCommand extends CommandGroup {
 
     /** Exactly one way to start a poll. */
     static final class Start {

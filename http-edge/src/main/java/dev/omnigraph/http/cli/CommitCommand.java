@@ -16,18 +16,7 @@ import picocli.CommandLine.ParentCommand;
 
 /** {@code omnigraph commit list|show}: the commit history of a branch, or one commit. */
 @Command(name = "commit", description = "Inspect commits.", subcommands = {CommitCommand.ListCommits.class, CommitCommand.Show.class, CommitChangesCommand.class})
-final class CommitCommand implements Callable<Integer> {
-    @ParentCommand
-    OmnigraphCli cli;
-
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public Integer call() {
-        spec.commandLine().usage(cli.err);
-        return OmnigraphCli.ERROR;
-    }
+final class CommitCommand extends CommandGroup {
 
     @Command(name = "list", description = "Commits reachable from a branch head, newest first.")
     static final class ListCommits implements Callable<Integer> {

@@ -24,10 +24,7 @@ import picocli.CommandLine.ParentCommand;
 @Command(name = "queries", description = "Register, list, run and remove a graph's stored queries.",
         subcommands = {QueriesCommand.Add.class, QueriesCommand.ListQueries.class, QueriesCommand.Run.class,
                 QueriesCommand.Remove.class})
-final class QueriesCommand {
-    @ParentCommand
-    OmnigraphCli cli;
-
+final class QueriesCommand extends CommandGroup {
     @Command(name = "add", description = "Register every query a .gq file declares, each under its own name "
             + "(type-checked against the graph's schema first; nothing is registered if one fails).")
     static final class Add implements Callable<Integer> {

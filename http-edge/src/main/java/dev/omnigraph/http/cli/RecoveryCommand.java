@@ -23,18 +23,7 @@ import picocli.CommandLine.ParentCommand;
  */
 @Command(name = "recovery", description = "Inspect or run recoveries of interrupted writes.",
         subcommands = {RecoveryCommand.ListRecoveries.class, RecoveryCommand.RunRecovery.class})
-final class RecoveryCommand implements Callable<Integer> {
-    @ParentCommand
-    OmnigraphCli cli;
-
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public Integer call() {
-        spec.commandLine().usage(cli.err);
-        return OmnigraphCli.ERROR;
-    }
+final class RecoveryCommand extends CommandGroup {
 
     @Command(name = "list", description = "What recovery did with each interrupted write, oldest first.")
     static final class ListRecoveries implements Callable<Integer> {

@@ -21,10 +21,7 @@ import picocli.CommandLine.ParentCommand;
 /** {@code omnigraph schema plan|apply|show}: schema evolution of a graph root. */
 @Command(name = "schema", description = "Show, plan or apply a change of the graph's .pg schema.",
         subcommands = {SchemaCommand.Plan.class, SchemaCommand.Apply.class, SchemaCommand.Show.class})
-final class SchemaCommand {
-    @ParentCommand
-    OmnigraphCli cli;
-
+final class SchemaCommand extends CommandGroup {
     /** {@code schema show <root>}: the accepted {@code .pg} source. */
     @Command(name = "show", description = "Print the graph's accepted .pg schema.")
     static final class Show implements Callable<Integer> {
