@@ -115,7 +115,7 @@ final class Classifier {
 
     private Mono<Boolean> isTransaction(TableRef ref, long version, Txn expected) {
         return tables.transactionAt(ref, version).map(found -> found
-                .map(identity -> identity.readVersion() == expected.readVersion() && identity.uuid().equals(expected.uuid()))
+                .map(expected::identifies)
                 .orElse(false));
     }
 

@@ -56,8 +56,7 @@ final class ForkPins {
                         return Mono.just(Map.entry(TableClass.OWN_AT_HEAD, head.get()));
                     }
                     return tables.transactionAt(ref, expected + 1).map(found -> Map.entry(found
-                            .filter(id -> id.readVersion() == recorded.get().readVersion()
-                                    && id.uuid().equals(recorded.get().uuid()))
+                            .filter(recorded.get()::identifies)
                             .isPresent() ? TableClass.OWN_AT_HEAD : TableClass.FOREIGN, head.get()));
                 });
     }

@@ -36,6 +36,10 @@ public record Sidecar(int schemaVersion, String operationId, String startedAt, S
 
     /** A Lance transaction identity. */
     public record Txn(long readVersion, String uuid) {
+        /** True when {@code found} (read back from a table's history) is this transaction. */
+        public boolean identifies(dev.omnigraph.storage.TransactionIdentity found) {
+            return found.readVersion() == readVersion && found.uuid().equals(uuid);
+        }
     }
 
     /** The branch identity a token captured (null parent = main). */
