@@ -13,22 +13,19 @@ import dev.omnigraph.storage.error.Conflict;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.manifest.BranchIdentity;
 import dev.omnigraph.storage.manifest.GraphCommit;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.publisher.Mono;
 
 /** Graph branches on real Lance datasets: lazy create, first-touch forks, isolation, delete rules, hostile names. */
-class BranchTest {
+class BranchTest extends ConstrainedGraphTest {
     static final String QUERIES = """
             query addPerson($name: String, $age: I32) { insert Person { name: $name, age: $age } }
             query addFriend($name: String, $friend: String) {
@@ -41,25 +38,13 @@ class BranchTest {
             query people() { match { $p: Person } return { $p.name } order { $p.name asc } }
             """;
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
 
     @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), GraphTestSupport.CONSTRAINED).block();
+    void seed() {
         graph.load("main", LoadMode.APPEND, ndjson(
                 "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":36}}",
                 "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\",\"age\":41}}",
                 "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Bob\"}"), LoadOptions.DEFAULT).block();
-    }
-
-    @AfterEach
-    void tearDown() {
-        assertThat(graph.gates().allIdle()).as("no gate left held").isTrue();
-        EngineFixture.close(services);
     }
 
     WriteOutcome mutate(String branch, String name, Map<String, Object> params) {

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.omnigraph.engine.diff.ChangeFilter;
-import dev.omnigraph.engine.diff.ChangeOp;
 import dev.omnigraph.engine.diff.CommitChanges;
 import dev.omnigraph.engine.diff.EntityChange;
 import dev.omnigraph.engine.diff.FeedPage;
@@ -17,7 +16,6 @@ import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.ChangeDiffRefused;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,32 +23,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Commit diffs and the change feed over real Lance datasets: each operation appears exactly as written. */
-class ChangesTest {
+class ChangesTest extends ConstrainedGraphTest {
     static final String QUERIES = MutationTest.QUERIES;
     static final Duration WAIT = Duration.ofSeconds(60);
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
-
-    @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), CONSTRAINED).block();
-    }
-
-    @AfterEach
-    void tearDown() {
-        graph.close();
-        EngineFixture.close(services);
-    }
 
     String mutate(String query, Object... keyValues) {
         Map<String, Object> params = new HashMap<>();

@@ -1,6 +1,5 @@
 package dev.omnigraph.engine;
 
-import static dev.omnigraph.engine.GraphTestSupport.CONSTRAINED;
 import static dev.omnigraph.engine.GraphTestSupport.params;
 import static dev.omnigraph.engine.GraphTestSupport.rows;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,18 +9,14 @@ import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.storage.error.PreconditionFailed;
 import dev.omnigraph.storage.error.ValidationError;
 import dev.omnigraph.storage.manifest.GraphCommit;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
@@ -31,7 +26,7 @@ import reactor.core.publisher.Mono;
  * idempotency keys kept per write. The test makes a group deterministically by holding the branch gate while the
  * writes are submitted (an unkeyed mutation reaches its queue synchronously on subscription).
  */
-class GroupCommitTest {
+class GroupCommitTest extends ConstrainedGraphTest {
     static final String QUERIES = """
             query addPerson($name: String, $age: I32?) { insert Person { name: $name, age: $age } }
             query addNote($text: String) { insert Note { text: $text } }
@@ -40,23 +35,11 @@ class GroupCommitTest {
             query setEmail($name: String, $email: String) { update Person set { email: $email } where name = $name }
             """;
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
 
     @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), CONSTRAINED).block();
+    void seed() {
         mutate(WriteOptions.DEFAULT, "addPerson", "name", "Ada").block(Duration.ofSeconds(60));
         mutate(WriteOptions.DEFAULT, "addPerson", "name", "Bob").block(Duration.ofSeconds(60));
-    }
-
-    @AfterEach
-    void tearDown() {
-        assertThat(graph.gates().allIdle()).as("no gate left held").isTrue();
-        EngineFixture.close(services);
     }
 
     Mono<WriteOutcome> mutate(WriteOptions options, String query, Object... keyValues) {

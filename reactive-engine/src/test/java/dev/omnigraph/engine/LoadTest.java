@@ -1,6 +1,5 @@
 package dev.omnigraph.engine;
 
-import static dev.omnigraph.engine.GraphTestSupport.CONSTRAINED;
 import static dev.omnigraph.engine.GraphTestSupport.ndjson;
 import static dev.omnigraph.engine.GraphTestSupport.rows;
 import static dev.omnigraph.engine.GraphTestSupport.versions;
@@ -14,7 +13,6 @@ import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.error.KeyConflict;
 import dev.omnigraph.storage.error.ParseError;
 import dev.omnigraph.storage.error.PreconditionFailed;
-import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
 import dev.omnigraph.storage.error.ValidationError;
 import dev.omnigraph.storage.manifest.GraphCommit;
@@ -25,31 +23,12 @@ import java.time.LocalDate;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
-class LoadTest {
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
-
-    @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), CONSTRAINED).block();
-    }
-
-    @AfterEach
-    void tearDown() {
-        assertThat(graph.gates().allIdle()).as("no gate left held").isTrue();
-        EngineFixture.close(services);
-    }
+class LoadTest extends ConstrainedGraphTest {
 
     WriteOutcome load(LoadMode mode, String... lines) {
         return graph.load("main", mode, ndjson(lines), LoadOptions.DEFAULT).block();

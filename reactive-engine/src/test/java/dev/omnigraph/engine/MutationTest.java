@@ -1,6 +1,5 @@
 package dev.omnigraph.engine;
 
-import static dev.omnigraph.engine.GraphTestSupport.CONSTRAINED;
 import static dev.omnigraph.engine.GraphTestSupport.rows;
 import static dev.omnigraph.engine.GraphTestSupport.versions;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,22 +15,18 @@ import dev.omnigraph.storage.error.PreconditionFailed;
 import dev.omnigraph.storage.error.ReadSetChanged;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
 import dev.omnigraph.storage.error.ValidationError;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
-class MutationTest {
+class MutationTest extends ConstrainedGraphTest {
     static final String QUERIES = """
             query addPerson($name: String, $age: I32?) { insert Person { name: $name, age: $age } }
             query addNote($text: String) { insert Note { text: $text } }
@@ -60,22 +55,6 @@ class MutationTest {
             query people() { match { $p: Person } return { $p.name } }
             """;
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
-
-    @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), CONSTRAINED).block();
-    }
-
-    @AfterEach
-    void tearDown() {
-        assertThat(graph.gates().allIdle()).as("no gate left held").isTrue();
-        EngineFixture.close(services);
-    }
 
     Mono<WriteOutcome> run(String query, Object... keyValues) {
         Map<String, Object> params = new HashMap<>();

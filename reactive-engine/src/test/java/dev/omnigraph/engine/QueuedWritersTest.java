@@ -1,6 +1,5 @@
 package dev.omnigraph.engine;
 
-import static dev.omnigraph.engine.GraphTestSupport.CONSTRAINED;
 import static dev.omnigraph.engine.GraphTestSupport.params;
 import static dev.omnigraph.engine.GraphTestSupport.rows;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,17 +9,13 @@ import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.error.PreconditionFailed;
 import dev.omnigraph.storage.error.ValidationError;
 import dev.omnigraph.storage.manifest.GraphCommit;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -30,7 +25,7 @@ import reactor.core.publisher.Mono;
  * moved the head, none loses another's update, and every acknowledged commit is an exact time-travel point that
  * includes every write acknowledged before it.
  */
-class QueuedWritersTest {
+class QueuedWritersTest extends ConstrainedGraphTest {
     static final String QUERIES = """
             query addPerson($name: String) { insert Person { name: $name } }
             query addNote($text: String) { insert Note { text: $text } }
@@ -42,22 +37,6 @@ class QueuedWritersTest {
     static final List<String> PEOPLE = List.of("Ada", "Bob", "Cy", "Di");
     static final List<String> FIELDS = List.of("age", "email", "status", "seen");
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
-
-    @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), CONSTRAINED).block();
-    }
-
-    @AfterEach
-    void tearDown() {
-        assertThat(graph.gates().allIdle()).as("no gate left held").isTrue();
-        EngineFixture.close(services);
-    }
 
     Mono<WriteOutcome> run(WriteOptions options, String query, Object... keyValues) {
         return graph.mutate("main", QUERIES, query, params(keyValues), options);

@@ -1,6 +1,5 @@
 package dev.omnigraph.engine;
 
-import static dev.omnigraph.engine.GraphTestSupport.CONSTRAINED;
 import static dev.omnigraph.engine.GraphTestSupport.ndjson;
 import static dev.omnigraph.engine.GraphTestSupport.rows;
 import static dev.omnigraph.engine.GraphTestSupport.versions;
@@ -20,35 +19,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Recovery's own I/O failing: writing, deleting and listing sidecars and appending the audit row. Each outcome is
  * checked against the graph's rows, its commit list, the pending sidecars and the audit log, so nothing is lost,
  * doubled or silently skipped.
  */
-class RecoveryFaultsTest {
+class RecoveryFaultsTest extends ConstrainedGraphTest {
     static final Failpoints.Action ERROR = new Failpoints.Action.Error();
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
 
     @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), CONSTRAINED).block();
+    void seed() {
         graph.load("main", LoadMode.APPEND, ndjson("{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}"), LoadOptions.DEFAULT).block();
-    }
-
-    @AfterEach
-    void tearDown() {
-        assertThat(graph.gates().allIdle()).isTrue();
-        EngineFixture.close(services);
     }
 
     WriteOutcome pair(String a, String b) {

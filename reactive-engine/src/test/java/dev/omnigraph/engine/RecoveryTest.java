@@ -1,6 +1,5 @@
 package dev.omnigraph.engine;
 
-import static dev.omnigraph.engine.GraphTestSupport.CONSTRAINED;
 import static dev.omnigraph.engine.GraphTestSupport.ndjson;
 import static dev.omnigraph.engine.GraphTestSupport.rows;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,18 +15,15 @@ import dev.omnigraph.storage.error.Conflict;
 import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.GraphCommit;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** In-process recovery: compensation of a writer's own failure, the write-entry healer, the sweep and repair. */
-class RecoveryTest {
+class RecoveryTest extends ConstrainedGraphTest {
     static final String QUERIES = """
             query pair($a: String, $b: String) {
                 insert Person { name: $a }
@@ -37,22 +33,10 @@ class RecoveryTest {
             query note($t: String) { insert Note { text: $t } }
             """;
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
 
     @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), CONSTRAINED).block();
+    void seed() {
         graph.load("main", LoadMode.APPEND, ndjson("{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}"), LoadOptions.DEFAULT).block();
-    }
-
-    @AfterEach
-    void tearDown() {
-        assertThat(graph.gates().allIdle()).isTrue();
-        EngineFixture.close(services);
     }
 
     WriteOutcome pair(String a, String b) {

@@ -1,6 +1,5 @@
 package dev.omnigraph.engine;
 
-import static dev.omnigraph.engine.GraphTestSupport.CONSTRAINED;
 import static dev.omnigraph.engine.GraphTestSupport.ndjson;
 import static dev.omnigraph.engine.GraphTestSupport.versions;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,49 +8,34 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.ParseError;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Mono;
 
 /**
  * NUL and unpaired surrogates are refused at every boundary of the facade with a typed 400-class error naming the
  * field, before any effect: the head commit and every table version stay as they were. Real Lance datasets.
  */
-class TextRulesTest {
+class TextRulesTest extends ConstrainedGraphTest {
     static final String QUERIES = """
             query addNote($text: String) { insert Note { text: $text } }
             query addCompany($name: String) { insert Company { name: $name } }
             query notes($text: String) { match { $n: Note { text: $text } } return { $n.text } }
             """;
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
     Map<String, Long> before;
     Optional<String> head;
 
     @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), CONSTRAINED).block();
+    void seed() {
         graph.load("main", LoadMode.APPEND, ndjson("{\"type\":\"Note\",\"data\":{\"id\":\"n1\",\"text\":\"seed\"}}",
                 "{\"type\":\"Company\",\"data\":{\"name\":\"Acme\"}}"), LoadOptions.DEFAULT).block();
         before = versions(graph);
         head = headCommit();
         assertThat(head).isPresent();
-    }
-
-    @AfterEach
-    void tearDown() {
-        assertThat(graph.gates().allIdle()).as("no gate left held").isTrue();
-        EngineFixture.close(services);
     }
 
     private Optional<String> headCommit() {

@@ -3,36 +3,15 @@ package dev.omnigraph.http.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.http.testing.HttpFixture;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code branch create|list|delete} and {@code load --from} through the CLI, on a real graph. */
-class BranchCliTest {
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Path root;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
-        root = CliRun.seededGraph(services, dir);
-    }
-
-    @AfterEach
-    void tearDown() {
-        services.tables().close();
-    }
-
+class BranchCliTest extends SeededCliGraph {
     List<String> branches() {
         List<String> names = new ArrayList<>();
         CliRun.ok(services, "branch", "list", root.toString(), "--json").json().path("branches")

@@ -3,35 +3,14 @@ package dev.omnigraph.http.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.http.wire.Json;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code commit changes} and {@code changes poll|baseline} through the CLI, on a graph on disk. */
-class ChangesCliTest {
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Path root;
-
-    @BeforeEach
-    void setUp() throws IOException {
-        services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
-        root = CliRun.seededGraph(services, dir);
-    }
-
-    @AfterEach
-    void tearDown() {
-        services.tables().close();
-    }
-
+class ChangesCliTest extends SeededCliGraph {
     String head() {
         return CliRun.ok(services, "commit", "list", root.toString(), "--json").json().path("commits").get(0)
                 .path("graph_commit_id").asText();

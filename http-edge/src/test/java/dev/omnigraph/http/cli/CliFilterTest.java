@@ -3,34 +3,12 @@ package dev.omnigraph.http.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.http.testing.HttpFixture;
 import dev.omnigraph.http.wire.Json;
-import dev.omnigraph.storage.testing.StorageFixture;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Filters handed to Lance through the CLI: huge pushed-down conjunctions and supplementary-plane text. */
-class CliFilterTest {
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Path root;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
-        root = CliRun.seededGraph(services, dir);
-    }
-
-    @AfterEach
-    void tearDown() {
-        services.tables().close();
-    }
-
+class CliFilterTest extends SeededCliGraph {
     private String ok(String... args) {
         return CliRun.ok(services, args).out();
     }

@@ -2,35 +2,13 @@ package dev.omnigraph.http.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.http.testing.HttpFixture;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code schema plan|apply|show} through the CLI on a seeded graph. */
-class SchemaCliTest {
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Path root;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
-        root = CliRun.seededGraph(services, dir);
-    }
-
-    @AfterEach
-    void tearDown() {
-        // The scheduler is shared by every test of this JVM: only the table storage is this test's to close.
-        services.tables().close();
-    }
-
+class SchemaCliTest extends SeededCliGraph {
     @Test
     void planChangesNothingApplyNeedsTheFlagForLossShowPrintsTheSource() throws Exception {
         Path next = Files.writeString(dir.resolve("next.pg"), HttpFixture.SCHEMA.replace("    bio: String?\n", "")

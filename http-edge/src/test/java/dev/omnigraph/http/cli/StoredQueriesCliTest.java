@@ -3,36 +3,15 @@ package dev.omnigraph.http.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.http.testing.HttpFixture;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.StoredQueries;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code omnigraph queries add|list|run|remove} on a real graph in a temp dir. */
-class StoredQueriesCliTest {
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Path root;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
-        root = CliRun.seededGraph(services, dir);
-    }
-
-    @AfterEach
-    void tearDown() {
-        services.tables().close();
-    }
-
+class StoredQueriesCliTest extends SeededCliGraph {
     CliRun run(String... args) {
         return CliRun.run(services, args);
     }
