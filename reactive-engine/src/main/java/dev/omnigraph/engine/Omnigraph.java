@@ -413,6 +413,23 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     /**
+     * Merges the current head of branch {@code source} into {@code target} as one commit (three-way, entity by
+     * entity; see {@code engine.merge}). With {@code deleteSource}, a successful merge then deletes the source; a
+     * refused delete is reported in the result, never as a failure of the merge.
+     */
+    public Mono<dev.omnigraph.engine.merge.MergeResult> mergeBranch(String source, String target, boolean deleteSource,
+                                                                   Optional<String> actorId) {
+        return Mono.defer(() -> {
+            requireValidText(source, actorId, Optional.empty());
+            requireValidText(target, Optional.empty(), Optional.empty());
+            requireWritable("branch merge");
+            dev.omnigraph.engine.merge.BranchMerge merge = new dev.omnigraph.engine.merge.BranchMerge(writeContext());
+            return deleteSource ? merge.mergeThenDelete(source, target, actorId, this::deleteBranch)
+                    : merge.merge(source, target, actorId);
+        });
+    }
+
+    /**
      * For {@code load --from}: creates {@code branch} from {@code from} unless it exists; emits whether it did.
      * Without {@code from} the branch must already exist.
      */

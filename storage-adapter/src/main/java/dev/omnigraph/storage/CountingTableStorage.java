@@ -67,6 +67,13 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<Optional<StagedHandle>> stageRowDelta(TableSnapshot snapshot, List<Map<String, Object>> rows,
+                                                      List<String> deleteKeys, String keyColumn,
+                                                      Map<String, String> properties) {
+        return counted(Call.STAGE, () -> delegate.stageRowDelta(snapshot, rows, deleteKeys, keyColumn, properties));
+    }
+
+    @Override
     public Mono<Optional<StagedHandle>> stageDelete(TableSnapshot snapshot, String predicate,
                                                     Map<String, String> properties) {
         return counted(Call.STAGE, () -> delegate.stageDelete(snapshot, predicate, properties));

@@ -94,7 +94,7 @@ public final class FailpointCatalog {
     /** Writer → its failpoint names, in pipeline order. */
     public static Map<String, List<String>> byWriter() {
         Map<String, List<String>> out = new LinkedHashMap<>();
-        for (String writer : List.of("mutation", "load")) {
+        for (String writer : List.of("mutation", "load", "branch_merge")) {
             List<String> points = new java.util.ArrayList<>(PIPELINE_STEPS.stream().map(step -> writer + "." + step).toList());
             points.add(writer + "." + AFTER_FORK);
             points.add(writer + "." + AFTER_ATTEMPT);

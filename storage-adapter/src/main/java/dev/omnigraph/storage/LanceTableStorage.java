@@ -137,26 +137,40 @@ public final class LanceTableStorage implements TableStorage {
         if (rows.isEmpty()) {
             return Mono.error(new BadRequest("nothing to upsert into " + snapshot.ref() + ": no rows"));
         }
+        return stageRowDelta(snapshot, rows, List.of(), keyColumn, properties).map(Optional::get);
+    }
+
+    @Override
+    public Mono<Optional<StagedHandle>> stageRowDelta(TableSnapshot snapshot, List<Map<String, Object>> rows,
+                                                      List<String> deleteKeys, String keyColumn,
+                                                      Map<String, String> properties) {
         List<String> keys;
         try {
-            keys = distinctKeys(snapshot.ref(), rows, keyColumn);
+            keys = new ArrayList<>(distinctKeys(snapshot.ref(), rows, keyColumn));
+            if (new HashSet<>(keys).removeAll(deleteKeys) || new HashSet<>(deleteKeys).size() != deleteKeys.size()) {
+                throw new BadRequest("row delta on " + snapshot.ref() + ": a key is both written and deleted, or deleted twice");
+            }
+            keys.addAll(deleteKeys);
         } catch (BadRequest refused) {
             return Mono.error(refused);
         }
-        return stage("stageUpsert", snapshot, properties, (dataset, allocator) -> {
+        return stage("stageRowDelta", snapshot, properties, (dataset, allocator) -> {
             RowDeletions deletions = new RowDeletions();
             for (int from = 0; from < keys.size(); from += KEY_CHUNK) {
                 List<String> chunk = keys.subList(from, Math.min(keys.size(), from + KEY_CHUNK));
                 deletions.collect(dataset, SqlLiterals.inList(keyColumn, chunk));
             }
+            if (deletions.isEmpty() && rows.isEmpty()) {
+                return Optional.empty();
+            }
             RowDeletions.Staged staged = deletions.stage(dataset);
-            List<FragmentMetadata> added = writeFragments(snapshot.ref(), dataset, rows, allocator);
+            List<FragmentMetadata> added = rows.isEmpty() ? List.of() : writeFragments(snapshot.ref(), dataset, rows, allocator);
             return Optional.of(Update.builder()
                     .removedFragmentIds(staged.removedFragmentIds())
                     .updatedFragments(staged.updatedFragments())
                     .newFragments(added)
                     .build());
-        }).map(Optional::get);
+        });
     }
 
     @Override

@@ -43,6 +43,14 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Mono<StagedHandle> stageUpsert(TableSnapshot snapshot, List<Map<String, Object>> rows, String keyColumn,
                                    Map<String, String> properties);
 
+    /**
+     * Stages a row delta by {@code keyColumn} as ONE Update transaction: deletion vectors for the existing rows whose
+     * key appears in {@code rows} or in {@code deleteKeys}, plus fragments holding every row of {@code rows} (none
+     * when it is empty). Keys must be distinct across both lists. Empty when nothing matches and nothing is added.
+     */
+    Mono<Optional<StagedHandle>> stageRowDelta(TableSnapshot snapshot, List<Map<String, Object>> rows,
+                                               List<String> deleteKeys, String keyColumn, Map<String, String> properties);
+
     /** Stages a delete of the rows matching {@code predicate}; empty when nothing matches (nothing staged). */
     Mono<Optional<StagedHandle>> stageDelete(TableSnapshot snapshot, String predicate, Map<String, String> properties);
 

@@ -68,7 +68,15 @@ public final class DirectPublishPipeline {
     public record Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
                           String failpointPrefix, Optional<String> ifGraphCommit,
                           Function<WriteToken, Mono<ChangeSet>> prepare, Optional<IdempotentRequest> idempotency,
-                          Optional<GroupPlan> groupPlan) {
+                          Optional<GroupPlan> groupPlan, Optional<String> mergedParent) {
+        public Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
+                       String failpointPrefix, Optional<String> ifGraphCommit,
+                       Function<WriteToken, Mono<ChangeSet>> prepare, Optional<IdempotentRequest> idempotency,
+                       Optional<GroupPlan> groupPlan) {
+            this(branch, actorId, writerKind, operation, failpointPrefix, ifGraphCommit, prepare, idempotency, groupPlan,
+                    Optional.empty());
+        }
+
         public Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
                        String failpointPrefix, Optional<String> ifGraphCommit,
                        Function<WriteToken, Mono<ChangeSet>> prepare) {
@@ -297,6 +305,8 @@ public final class DirectPublishPipeline {
             case INSERT -> ctx.tables().stageAppend(snapshot, change.rows(), properties);
             case UPSERT -> ctx.tables().stageUpsert(snapshot, change.rows(), "id", properties);
             case OVERWRITE -> ctx.tables().stageOverwrite(snapshot, change.rows(), properties);
+            case ROW_DELTA -> ctx.tables().stageRowDelta(snapshot, change.rows(), change.deleteIds(), "id", properties)
+                    .flatMap(Mono::justOrEmpty);
             case DELETE -> ctx.tables().stageDelete(snapshot,
                     dev.omnigraph.storage.SqlLiterals.inList("id", change.deleteIds()), properties)
                     .flatMap(Mono::justOrEmpty);
@@ -309,7 +319,7 @@ public final class DirectPublishPipeline {
                                                    ChangeSet changes, List<StagedEffect> effects) {
         String operationId = Ulid.next();
         IntentRecords.LineageIntent lineage = new IntentRecords.LineageIntent(Ulid.next(), request.branch(),
-                request.actorId(), nowMicros(), request.operation(), request.idempotency());
+                request.actorId(), nowMicros(), request.operation(), request.idempotency(), request.mergedParent());
         return recheck(request, token, changes)
                 .then(ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_GATES)))
                 .then(Mono.defer(() -> cancelled.getAsBoolean()
@@ -447,7 +457,7 @@ public final class DirectPublishPipeline {
             updates.add(pin.pinnedAt(landed.version(), pin.lanceBranch(), landed.rowCount()));
         }
         return ctx.publisher().publish(new PublishRequest(request.branch(), new ExpectedHead.Exact(token.head()),
-                Optional.of(token.branchIdentity()), expectedPins, updates, lineage.commitId(), Optional.empty(),
+                Optional.of(token.branchIdentity()), expectedPins, updates, lineage.commitId(), lineage.mergedParent(),
                 lineage.actorId(), lineage.createdAtMicros(), lineage.operation(), lineage.idempotency()));
     }
 

@@ -122,7 +122,7 @@ final class GroupAssembly {
         String operation = operations.size() == 1 ? operations.get(0)
                 : "group of " + operations.size() + ": " + String.join("; ", operations);
         Publication publication = new Publication(first.branch(), first.actorId(), first.writerKind(), operation,
-                first.failpointPrefix(), first.ifGraphCommit(), idempotency);
+                first.failpointPrefix(), first.ifGraphCommit(), idempotency, first.mergedParent());
         return new Group(List.copyOf(accepted), ChangeSet.counted(union.changes(), counts, reprepare), publication,
                 List.copyOf(leftover));
     }
