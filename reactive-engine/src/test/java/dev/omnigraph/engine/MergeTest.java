@@ -134,6 +134,25 @@ class MergeTest extends MergeFixture {
     }
 
     @Test
+    void aMergeWhoseSidesNetOutStillRecordsItsMergedParent() {
+        load("f", LoadMode.MERGE, person("Sa", 10));
+        load("main", LoadMode.MERGE, person("Sa", 10));
+        Map<String, Long> tablesBefore = GraphTestSupport.versions(graph);
+        String mainHead = head("main");
+        String sourceHead = head("f");
+
+        MergeResult merged = merge("f", "main");
+
+        assertThat(merged.outcome()).isEqualTo(MergeOutcome.MERGED);
+        assertThat(parents(merged.commit().orElseThrow().id())).containsExactly(mainHead, sourceHead);
+        Map<String, Long> tablesAfter = GraphTestSupport.versions(graph);
+        tablesAfter.remove("__manifest");
+        tablesBefore.remove("__manifest");
+        assertThat(tablesAfter).isEqualTo(tablesBefore);
+        assertThat(merge("f", "main").outcome()).isEqualTo(MergeOutcome.ALREADY_UP_TO_DATE);
+    }
+
+    @Test
     void aBranchWithoutCommitsIsAlreadyUpToDateAndNothingIsPublished() {
         String mainHead = head("main");
         MergeResult result = merge("f", "main");

@@ -86,7 +86,7 @@ final class MergePlanner {
                     if (!conflicts.isEmpty()) {
                         return Mono.error(new MergeConflicts(conflicts));
                     }
-                    ChangeSet planned = ChangeSet.counted(changes, counts, false);
+                    ChangeSet planned = changes.isEmpty() ? ChangeSet.lineageOnly() : ChangeSet.counted(changes, counts, false);
                     return new MergeValidation(ctx, target).conflicts(planned).flatMap(invalid -> invalid.isEmpty()
                             ? Mono.just(planned) : Mono.error(new MergeConflicts(invalid)));
                 }));

@@ -324,8 +324,9 @@ public final class DirectPublishPipeline {
                 .then(ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_GATES)))
                 .then(Mono.defer(() -> cancelled.getAsBoolean()
                         ? Mono.<Optional<GraphCommit>>error(new Regroup())
-                        : effects.isEmpty()
+                        : effects.isEmpty() && !changes.commitWhenEmpty()
                                 ? Mono.just(Optional.<GraphCommit>empty())
+                                : effects.isEmpty() ? lineageOnly(request, token, lineage)
                                 : applyArmed(request, operationId, lineage, token, changes, effects)));
     }
 
@@ -459,6 +460,13 @@ public final class DirectPublishPipeline {
         return ctx.publisher().publish(new PublishRequest(request.branch(), new ExpectedHead.Exact(token.head()),
                 Optional.of(token.branchIdentity()), expectedPins, updates, lineage.commitId(), lineage.mergedParent(),
                 lineage.actorId(), lineage.createdAtMicros(), lineage.operation(), lineage.idempotency()));
+    }
+
+    /** A commit without table effects: the publish is the only effect, atomic by itself, so no sidecar. */
+    private Mono<Optional<GraphCommit>> lineageOnly(Publication request, WriteToken token, IntentRecords.LineageIntent lineage) {
+        return publish(request, token, lineage, List.of(), Map.of())
+                .flatMap(commit -> ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_PUBLISH))
+                        .thenReturn(Optional.of(commit)));
     }
 
     /** The write is durable once published; a sidecar left behind is consumed by the next heal. */

@@ -81,7 +81,7 @@ final class GroupAssembly {
 
     private void accept(QueuedWrite write, ChangeSet before, ChangeSet next) {
         boolean ownNothing = next.changes().equals(before.changes())
-                && next.entitiesByTable().values().stream().allMatch(count -> count == 0);
+                && next.entitiesByTable().values().stream().allMatch(count -> count == 0) && !next.commitWhenEmpty();
         if (ownNothing) {
             settled.succeed(write, WriteOutcome.nothing());
             return;
@@ -123,7 +123,7 @@ final class GroupAssembly {
                 : "group of " + operations.size() + ": " + String.join("; ", operations);
         Publication publication = new Publication(first.branch(), first.actorId(), first.writerKind(), operation,
                 first.failpointPrefix(), first.ifGraphCommit(), idempotency, first.mergedParent());
-        return new Group(List.copyOf(accepted), ChangeSet.counted(union.changes(), counts, reprepare), publication,
+        return new Group(List.copyOf(accepted), new ChangeSet(union.changes(), counts, reprepare, union.commitWhenEmpty()), publication,
                 List.copyOf(leftover));
     }
 }
