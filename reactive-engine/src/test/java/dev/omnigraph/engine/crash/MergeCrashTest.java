@@ -10,7 +10,6 @@ import dev.omnigraph.engine.WriteOptions;
 import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.storage.FailpointCatalog;
-import dev.omnigraph.storage.testing.ChildJvm;
 import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +17,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -163,11 +161,6 @@ class MergeCrashTest {
     }
 
     static boolean runChild(Path root, Action action, String failpoints, Path tmp) throws Exception {
-        Process child = ChildJvm.start(MergeCrashMain.class, tmp, List.of(root.toString(), action.name()),
-                List.of("OMNIGRAPH_FAILPOINTS=" + failpoints));
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).as("child finished").isTrue();
-        assertThat(child.exitValue()).as(output).isIn(0, dev.omnigraph.storage.Failpoints.EXIT_CODE);
-        return child.exitValue() == dev.omnigraph.storage.Failpoints.EXIT_CODE;
+        return CrashHarness.diedAt(MergeCrashMain.class, root, action.name(), failpoints, tmp);
     }
 }
