@@ -501,6 +501,19 @@ public final class Omnigraph implements AutoCloseable {
         });
     }
 
+    /**
+     * Version GC (see {@link dev.omnigraph.engine.cleanup.Cleanup} for the retention rule); unconfirmed it only
+     * reports what would go. Deleting needs a read-write handle.
+     */
+    public Mono<dev.omnigraph.engine.cleanup.CleanupReport> cleanup(dev.omnigraph.engine.cleanup.CleanupOptions options) {
+        return Mono.defer(() -> {
+            if (options.confirm()) {
+                requireWritable("cleanup --confirm");
+            }
+            return new dev.omnigraph.engine.cleanup.Cleanup(writeContext()).run(options);
+        });
+    }
+
     /** The failpoints of this handle (armed from the environment; tests arm more). */
     public Failpoints failpoints() {
         return failpoints;
