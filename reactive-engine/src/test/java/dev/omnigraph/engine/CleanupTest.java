@@ -150,6 +150,27 @@ class CleanupTest extends ConstrainedGraphTest {
                 .doesNotContain("Zed");
     }
 
+    @Test
+    void reclaimsATableForkNoGraphBranchOwnsButNeverOneALiveBranchUses() {
+        String person = personPath().toString();
+        var tables = services.tables();
+        long head = tables.head(TableRef.main(person)).block();
+        tables.createBranch(TableRef.main(person), head, "ghost").block();
+        var featNow = everything(graph, ReadTarget.branch("feat"));
+
+        CleanupReport young = graph.cleanup(keep(100, false)).block();
+        assertThat(young.forks()).as("younger than the grace period").isEmpty();
+        CleanupReport preview = graph.cleanup(keep(100, false).withOrphanGrace(Duration.ZERO)).block();
+        String location = root.relativize(personPath()).toString();
+        assertThat(preview.forks()).containsExactly(location + "@ghost");
+        assertThat(tables.listBranches(person).block()).extracting(b -> b.name()).contains("ghost", "feat");
+
+        CleanupReport done = graph.cleanup(keep(100, true).withOrphanGrace(Duration.ZERO)).block();
+        assertThat(done.forks()).containsExactly(location + "@ghost");
+        assertThat(tables.listBranches(person).block()).extracting(b -> b.name()).containsExactly("feat");
+        assertThat(everything(graph, ReadTarget.branch("feat"))).isEqualTo(featNow);
+    }
+
     private Path personPath() {
         return root.resolve(graph.snapshot(ReadTarget.main()).block().table("node:Person").orElseThrow().path());
     }

@@ -36,7 +36,7 @@ final class CleanupCommand implements Callable<Integer> {
     @Option(names = "--confirm", description = "Delete; without it nothing is deleted and the report is a preview.")
     boolean confirm;
 
-    @Option(names = "--json", description = "Print {confirmed, versions, files, bytes, tables:[{location, versions, files, bytes}]}.")
+    @Option(names = "--json", description = "Print {confirmed, versions, files, bytes, forks:[location@name], tables:[{location, versions, files, bytes}]}.")
     boolean json;
 
     @Override
@@ -48,6 +48,7 @@ final class CleanupCommand implements Callable<Integer> {
         if (json) {
             var body = Json.object().put("confirmed", report.confirmed()).put("versions", report.versions())
                     .put("files", report.files()).put("bytes", report.bytes());
+            report.forks().forEach(body.putArray("forks")::add);
             var tables = body.putArray("tables");
             report.tables().forEach(table -> tables.addObject().put("location", table.location())
                     .put("versions", table.versions()).put("files", table.files()).put("bytes", table.bytes()));
@@ -58,9 +59,10 @@ final class CleanupCommand implements Callable<Integer> {
             cli.out.println(table.location() + "  " + table.versions() + " version(s)  " + table.files() + " file(s)  "
                     + table.bytes() + " bytes");
         }
+        report.forks().forEach(fork -> cli.out.println(fork + "  orphaned table fork"));
         cli.out.println((report.confirmed() ? "removed " : "would remove ") + report.versions() + " version(s), "
-                + report.files() + " file(s), " + report.bytes() + " bytes");
-        if (!report.confirmed() && report.versions() + report.files() > 0) {
+                + report.files() + " file(s), " + report.bytes() + " bytes, " + report.forks().size() + " orphaned fork(s)");
+        if (!report.confirmed() && report.versions() + report.files() + report.forks().size() > 0) {
             cli.err.println("run again with --confirm to delete them");
         }
         return OmnigraphCli.OK;

@@ -20,7 +20,7 @@ class CleanupCliTest extends SeededCliGraph {
         assertThat(done.get("tables")).isEqualTo(preview.get("tables"));
 
         CliRun again = CliRun.ok(services, "cleanup", root.toString(), "--older-than", "1d");
-        assertThat(again.out()).contains("would remove 0 version(s), 0 file(s), 0 bytes");
+        assertThat(again.out()).contains("would remove 0 version(s), 0 file(s), 0 bytes, 0 orphaned fork(s)");
         CliRun.ok(services, "snapshot", root.toString());
     }
 

@@ -60,23 +60,31 @@ public final class Cleanup {
     private Mono<CleanupReport> collect(CleanupOptions options) {
         Instant now = options.clock().instant();
         Instant orphanCutoff = now.minus(options.orphanGrace());
-        return ctx.manifest().branches()
-                .flatMapMany(Flux::fromIterable)
+        return ctx.manifest().branches().flatMap(branches -> Flux.fromIterable(branches)
                 .concatMap(branch -> keptStates(branch, options, now))
                 .collectList()
                 .map(Cleanup::retentionByLocation)
-                .flatMapMany(byLocation -> Flux.fromIterable(byLocation.entrySet()))
+                .flatMap(byLocation -> OrphanForks.reclaim(ctx,
+                                branches.stream().map(BranchIdentity::name).collect(java.util.stream.Collectors.toSet()),
+                                byLocation, orphanCutoff, options.confirm())
+                        .flatMap(forks -> collectVersions(byLocation, orphanCutoff, options.confirm())
+                                .map(tables -> new CleanupReport(options.confirm(), tables, forks)))));
+    }
+
+    /** Plans (and, confirmed, applies) the version GC of each dataset in location order. */
+    private Mono<List<CleanupReport.TableCleanup>> collectVersions(
+            Map<String, Map<Optional<String>, VersionRetention>> byLocation, Instant orphanCutoff, boolean confirm) {
+        return Flux.fromIterable(byLocation.entrySet())
                 .concatMap(entry -> ctx.tables().planVersionGc(ctx.root() + "/" + entry.getKey(), entry.getValue(),
                         orphanCutoff).map(plan -> Map.entry(entry.getKey(), plan)))
                 .index()
-                .concatMap(indexed -> options.confirm()
+                .concatMap(indexed -> confirm
                         ? apply(indexed.getT1() + 1, indexed.getT2().getValue()).thenReturn(indexed.getT2())
                         : Mono.just(indexed.getT2()))
                 .filter(entry -> !entry.getValue().isEmpty())
                 .map(entry -> new CleanupReport.TableCleanup(entry.getKey(), entry.getValue().manifests().size(),
                         entry.getValue().files().size(), entry.getValue().bytes()))
-                .collectList()
-                .map(tables -> new CleanupReport(options.confirm(), tables));
+                .collectList();
     }
 
     private Mono<Void> apply(long ordinal, VersionGcPlan plan) {
