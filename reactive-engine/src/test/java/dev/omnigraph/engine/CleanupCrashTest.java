@@ -69,16 +69,7 @@ class CleanupCrashTest extends ConstrainedGraphTest {
 
     private Path copy(Path from, String name) throws IOException {
         Path to = dir.resolve(name);
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path source : files.toList()) {
-                Path target = to.resolve(from.relativize(source).toString());
-                if (Files.isDirectory(source)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(source, target);
-                }
-            }
-        }
+        SchemaApplyCrashTest.copy(from, to);
         return to;
     }
 
