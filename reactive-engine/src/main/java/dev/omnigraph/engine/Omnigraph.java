@@ -81,6 +81,8 @@ public final class Omnigraph implements AutoCloseable {
     private final ManifestBatchPublisher publisher;
     /** The accepted schema; replaced when this handle applies a schema change. */
     private volatile SchemaFiles.Accepted schema;
+    /** The main manifest version {@link #schema} is known current at (see {@link LiveSchemas}). */
+    private volatile long schemaVersion;
     private final Failpoints failpoints = Failpoints.fromEnvironment();
     /** BM25 corpus statistics per table version, shared by this graph's queries. */
     private final dev.omnigraph.engine.read.search.CorpusCache corpusStats = new dev.omnigraph.engine.read.search.CorpusCache();
@@ -140,7 +142,7 @@ public final class Omnigraph implements AutoCloseable {
                 return new GraphInit(services, canonical, made.getValue(), accepted, failpoints, files, manifest).run()
                         .then(services.scheduler().call(() -> RootLock.acquire(canonical)))
                         .map(lock -> new Omnigraph(canonical, OpenMode.READ_WRITE, services, files, manifest, accepted,
-                                lock));
+                                lock).labelSchema(0));
             });
         });
     }
@@ -183,7 +185,8 @@ public final class Omnigraph implements AutoCloseable {
                     .onErrorResume(NotFound.class, missing -> explainMissingManifest(files, canonical, missing))
                     .flatMap(state -> SchemaFiles.read(files).map(accepted -> {
                         requireRegistrationsMatch(canonical, accepted.catalog(), state);
-                        return new Omnigraph(canonical, mode, services, files, manifest, accepted, lock);
+                        return new Omnigraph(canonical, mode, services, files, manifest, accepted, lock)
+                                .labelSchema(state.manifestVersion());
                     }).onErrorResume(StorageFault.class, mismatch -> SchemaEvolution.explainInterrupted(files, mismatch)))
                     // A read-write open resolves every pending sidecar before anything else may write.
                     .flatMap(graph -> mode == OpenMode.READ_WRITE
@@ -226,6 +229,48 @@ public final class Omnigraph implements AutoCloseable {
                 throw new StorageFault("the schema at " + root + " declares " + table.tableKey()
                         + " but the manifest has no table for it", null);
             }
+        }
+    }
+
+    // ---- schema refresh ------------------------------------------------------------------------------------
+
+    /** Records this handle's schema as current at main manifest version {@code mainVersion}; adopts a newer one. */
+    private Omnigraph labelSchema(long mainVersion) {
+        LiveSchemas.Labeled mine = new LiveSchemas.Labeled(mainVersion, schema);
+        synchronized (this) {
+            schemaVersion = mainVersion;
+        }
+        adoptIfNewer(LiveSchemas.offer(root.toString(), mine));
+        return this;
+    }
+
+    /**
+     * Brings this handle's schema up to date before a read or write: a schema another handle of this process
+     * applied is taken from {@link LiveSchemas} (no storage call). A read-only handle also compares the contract's
+     * state file, since another process may hold the writer lock and apply a schema; a read-write handle holds the
+     * lock, so no other process can. A contract caught half-promoted keeps the schema this handle had.
+     */
+    private Mono<Void> refreshed() {
+        return Mono.defer(() -> {
+            LiveSchemas.newest(root.toString()).ifPresent(this::adoptIfNewer);
+            if (mode == OpenMode.READ_WRITE) {
+                return Mono.empty();
+            }
+            SchemaFiles.Accepted mine = schema;
+            return files.get(SchemaFiles.STATE).flatMap(bytes -> bytes.isPresent() && SchemaFiles.describes(bytes.get(), mine)
+                    ? Mono.<Void>empty()
+                    : manifest.latest(GraphBranches.MAIN).zipWith(SchemaFiles.read(files))
+                            .doOnNext(read -> adoptIfNewer(LiveSchemas.offer(root.toString(),
+                                    new LiveSchemas.Labeled(read.getT1().version(), read.getT2()))))
+                            .onErrorResume(StorageFault.class, halfPromoted -> Mono.empty())
+                            .then());
+        });
+    }
+
+    private synchronized void adoptIfNewer(LiveSchemas.Labeled newest) {
+        if (newest.mainVersion() > schemaVersion && LiveSchemas.sameGraph(newest, new LiveSchemas.Labeled(schemaVersion, schema))) {
+            schema = newest.accepted();
+            schemaVersion = newest.mainVersion();
         }
     }
 
@@ -308,7 +353,7 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<QueryOutput> query(ReadTarget target, String source, String queryName, Map<String, Object> params,
                                    QueryLimits limits) {
-        return Mono.defer(() -> {
+        return refreshed().then(Mono.defer(() -> {
             Catalog live = catalog();
             // A head read fails fast on a bad query; time travel compiles against the schema of its commit.
             Optional<CompiledQuery> early = target instanceof ReadTarget.Branch
@@ -325,7 +370,7 @@ public final class Omnigraph implements AutoCloseable {
                         .map(column -> new QueryOutput.Column(column.name(), column.type())).toList();
                 return new QueryOutput(queryName, snapshot.graphCommitId(), columns, result.rows());
             }));
-        });
+        }));
     }
 
     private static CompiledQuery compileRead(String source, String queryName, Catalog catalog) {
@@ -346,7 +391,7 @@ public final class Omnigraph implements AutoCloseable {
 
     /** The graph at {@code target} as NDJSON lines in the load format (nodes first, then edges). */
     public Flux<String> export(ReadTarget target, Set<String> typeNames) {
-        return snapshot(target).flatMapMany(snapshot ->
+        return refreshed().then(snapshot(target)).flatMapMany(snapshot ->
                 new GraphExporter(services.tables(), root.toString(), catalog()).export(snapshot.manifest(), typeNames));
     }
 
@@ -356,7 +401,7 @@ public final class Omnigraph implements AutoCloseable {
      * type or a property that is not a Blob.
      */
     public Mono<byte[]> blob(ReadTarget target, String typeName, String id, String property) {
-        return snapshot(target).flatMap(snapshot ->
+        return refreshed().then(snapshot(target)).flatMap(snapshot ->
                 new dev.omnigraph.engine.read.BlobReader(services.tables(), root.toString(), catalog())
                         .read(snapshot.manifest(), typeName, id, property));
     }
@@ -456,7 +501,7 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<WriteOutcome> mutate(String branch, String source, String queryName, Map<String, Object> params,
                                      WriteOptions options) {
-        return Mono.defer(() -> {
+        return refreshed().then(Mono.defer(() -> {
             requireValidText(branch, options.actorId(), options.ifGraphCommit());
             requireWritable("mutation");
             Optional<String> key = options.idempotencyKey().map(IdempotencyKeys::valid);
@@ -469,12 +514,12 @@ public final class Omnigraph implements AutoCloseable {
             return new MutationWriter(writeContext()).execute(branch, plan, bound, now, options.actorId(),
                     options.ifGraphCommit(), key.map(k -> IdempotencyKeys.mutation(k, branch, source, queryName,
                             bound, options.ifGraphCommit())));
-        });
+        }));
     }
 
     /** Loads NDJSON bytes (streamed, never buffered whole) into {@code branch} as one commit. */
     public Mono<WriteOutcome> load(String branch, LoadMode mode, Flux<ByteBuffer> ndjson, LoadOptions options) {
-        return Mono.defer(() -> {
+        return refreshed().then(Mono.defer(() -> {
             requireValidText(branch, options.actorId(), options.ifGraphCommit());
             requireWritable("load");
             Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
@@ -483,12 +528,12 @@ public final class Omnigraph implements AutoCloseable {
             return new Loader(writeContext()).load(branch, mode, reader.read(input, Schedulers.parallel()),
                     options.overwriteTypes(), options.actorId(), options.ifGraphCommit(),
                     hash.map(h -> h::request));
-        });
+        }));
     }
 
     /** Loads an NDJSON file (read on the storage scheduler) into {@code branch} as one commit. */
     public Mono<WriteOutcome> load(String branch, LoadMode mode, Path ndjsonFile, LoadOptions options) {
-        return Mono.defer(() -> {
+        return refreshed().then(Mono.defer(() -> {
             requireValidText(branch, options.actorId(), options.ifGraphCommit());
             requireWritable("load");
             Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
@@ -497,7 +542,7 @@ public final class Omnigraph implements AutoCloseable {
                     services.scheduler().scheduler(), chunk -> hash.ifPresent(h -> h.update(chunk)));
             return new Loader(writeContext()).load(branch, mode, records, options.overwriteTypes(), options.actorId(),
                     options.ifGraphCommit(), hash.map(h -> h::request));
-        });
+        }));
     }
 
     /** The recovery audit log: one record per sidecar recovery ever finished on this graph, oldest first. */
@@ -515,6 +560,19 @@ public final class Omnigraph implements AutoCloseable {
                 requireWritable("repair --confirm");
             }
             return new Repair(writeContext()).run(confirm);
+        });
+    }
+
+    /**
+     * Version GC (see {@link dev.omnigraph.engine.cleanup.Cleanup} for the retention rule); unconfirmed it only
+     * reports what would go. Deleting needs a read-write handle.
+     */
+    public Mono<dev.omnigraph.engine.cleanup.CleanupReport> cleanup(dev.omnigraph.engine.cleanup.CleanupOptions options) {
+        return Mono.defer(() -> {
+            if (options.confirm()) {
+                requireWritable("cleanup --confirm");
+            }
+            return new dev.omnigraph.engine.cleanup.Cleanup(writeContext()).run(options);
         });
     }
 
@@ -568,7 +626,7 @@ public final class Omnigraph implements AutoCloseable {
 
     /** The plan from the accepted schema to {@code source}, against main's current data; changes nothing. */
     public Mono<dev.omnigraph.engine.evolve.SchemaPlan> planSchema(String source) {
-        return SchemaEvolution.applier(writeContext(), files, schema).plan(source);
+        return refreshed().then(Mono.defer(() -> SchemaEvolution.applier(writeContext(), files, schema).plan(source)));
     }
 
     /**
@@ -577,13 +635,18 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<dev.omnigraph.engine.evolve.SchemaApplyResult> applySchema(String source, boolean allowDataLoss,
                                                                           Optional<String> actorId) {
-        return Mono.defer(() -> {
+        return refreshed().then(Mono.defer(() -> {
             requireWritable("schema apply");
             return SchemaEvolution.applier(writeContext(), files, schema).apply(source, allowDataLoss, actorId)
                     .flatMap(result -> result.applied()
-                            ? SchemaFiles.read(files).doOnNext(live -> this.schema = live).thenReturn(result)
+                            ? SchemaFiles.read(files).doOnNext(live -> {
+                                synchronized (this) {
+                                    this.schema = live;
+                                }
+                                labelSchema(result.commit().orElseThrow().manifestVersion());
+                            }).thenReturn(result)
                             : Mono.just(result));
-        });
+        }));
     }
 
     WriteContext writeContext() {

@@ -129,6 +129,17 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<VersionGcPlan> planVersionGc(String path, Map<Optional<String>, VersionRetention> retention,
+                                             java.time.Instant orphanCutoff) {
+        return counted(Call.GC, () -> delegate.planVersionGc(path, retention, orphanCutoff));
+    }
+
+    @Override
+    public Mono<Long> applyVersionGc(VersionGcPlan plan, VersionGcPlan.Phase phase) {
+        return counted(Call.GC, () -> delegate.applyVersionGc(plan, phase));
+    }
+
+    @Override
     public Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name) {
         return counted(Call.BRANCH, () -> delegate.createBranch(from, fromVersion, name));
     }

@@ -88,6 +88,11 @@ public final class FailpointCatalog {
             "schema_apply.after_arm", "schema_apply.after_rewrites", "schema_apply.after_confirm",
             "schema_apply.after_publish", "schema_apply.before_contract_swap", "schema_apply.after_contract_swap");
 
+    /** {@code cleanup}, per dataset n (1-based, in location order): its files deleted, then its version manifests. */
+    public static final String CLEANUP_AFTER_FILES = "cleanup.after_files:";
+    public static final String CLEANUP_AFTER_MANIFESTS = "cleanup.after_manifests:";
+    public static final List<String> CLEANUP_POINTS = List.of(CLEANUP_AFTER_FILES + "<n>", CLEANUP_AFTER_MANIFESTS + "<n>");
+
     private FailpointCatalog() {
     }
 
@@ -106,6 +111,7 @@ public final class FailpointCatalog {
         out.put("branch", BRANCH_POINTS);
 
         out.put("schema_apply", SCHEMA_APPLY_POINTS);
+        out.put("cleanup", CLEANUP_POINTS);
         return out;
     }
 

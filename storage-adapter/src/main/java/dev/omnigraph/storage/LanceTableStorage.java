@@ -341,6 +341,31 @@ public final class LanceTableStorage implements TableStorage {
         });
     }
 
+    @Override
+    public Mono<VersionGcPlan> planVersionGc(String path, Map<Optional<String>, VersionRetention> retention,
+                                             java.time.Instant orphanCutoff) {
+        return storage.call(() -> {
+            StorageScheduler.requireStorageThread("planVersionGc");
+            try (BufferAllocator allocator = childAllocator("planVersionGc")) {
+                return LanceVersionGc.plan(allocator, path, Map.copyOf(retention), orphanCutoff);
+            } catch (Exception e) {
+                throw LanceFailures.translate("planVersionGc", TableRef.main(path), e);
+            }
+        });
+    }
+
+    @Override
+    public Mono<Long> applyVersionGc(VersionGcPlan plan, VersionGcPlan.Phase phase) {
+        return storage.call(() -> {
+            StorageScheduler.requireStorageThread("applyVersionGc");
+            try {
+                return LanceVersionGc.apply(plan, phase);
+            } catch (Exception e) {
+                throw LanceFailures.translate("applyVersionGc", TableRef.main(plan.path()), e);
+            }
+        });
+    }
+
     /**
      * Closes the root allocator, which fails loudly if any Arrow buffer leaked. Waits (briefly) for scans whose
      * subscriber cancelled from another thread to finish closing on their storage thread.
@@ -475,7 +500,7 @@ public final class LanceTableStorage implements TableStorage {
                 .orElseThrow(() -> new NotFound("branch", name, "branch " + name + " does not exist on this dataset"));
     }
 
-    private static List<LanceBranch> branchesOf(String path, BufferAllocator allocator) {
+    static List<LanceBranch> branchesOf(String path, BufferAllocator allocator) {
         try (Dataset main = openDataset(allocator, TableRef.main(path), OptionalLong.empty())) {
             List<LanceBranch> out = new ArrayList<>();
             for (Branch branch : main.branches().list()) {
