@@ -134,6 +134,20 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Mono<StagedHandle> stageUpsert(TableSnapshot snapshot, List<Map<String, Object>> rows, String keyColumn,
                                           Map<String, String> properties) {
+        return stageUpsertAt(snapshot, null, rows, keyColumn, properties, "stageUpsert");
+    }
+
+    @Override
+    public Mono<StagedHandle> stageUpsertAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
+                                            List<Map<String, Object>> rows, String keyColumn,
+                                            Map<String, String> properties) {
+        return stageUpsertAt(snapshot, Map.copyOf(knownAddresses), rows, keyColumn, properties, "stageUpsertAt");
+    }
+
+    /** {@code knownAddresses} null: find the replaced rows by key (a filtered scan). */
+    private Mono<StagedHandle> stageUpsertAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
+                                             List<Map<String, Object>> rows, String keyColumn,
+                                             Map<String, String> properties, String operation) {
         if (rows.isEmpty()) {
             return Mono.error(new BadRequest("nothing to upsert into " + snapshot.ref() + ": no rows"));
         }
@@ -143,11 +157,16 @@ public final class LanceTableStorage implements TableStorage {
         } catch (BadRequest refused) {
             return Mono.error(refused);
         }
-        return stage("stageUpsert", snapshot, properties, (dataset, allocator) -> {
-            RowDeletions deletions = new RowDeletions();
-            for (int from = 0; from < keys.size(); from += KEY_CHUNK) {
-                List<String> chunk = keys.subList(from, Math.min(keys.size(), from + KEY_CHUNK));
-                deletions.collect(dataset, SqlLiterals.inList(keyColumn, chunk));
+        return stage(operation, snapshot, properties, (dataset, allocator) -> {
+            RowDeletions deletions = knownAddresses == null ? null
+                    : RowDeletions.at(dataset, snapshot, keys.stream().filter(knownAddresses::containsKey)
+                            .map(knownAddresses::get).toList());
+            if (deletions == null) {
+                deletions = new RowDeletions();
+                for (int from = 0; from < keys.size(); from += KEY_CHUNK) {
+                    List<String> chunk = keys.subList(from, Math.min(keys.size(), from + KEY_CHUNK));
+                    deletions.collect(dataset, SqlLiterals.inList(keyColumn, chunk));
+                }
             }
             RowDeletions.Staged staged = deletions.stage(dataset);
             List<FragmentMetadata> added = writeFragments(snapshot.ref(), dataset, rows, allocator);
@@ -451,7 +470,10 @@ public final class LanceTableStorage implements TableStorage {
                 .map(tx -> new TransactionIdentity(tx.readVersion(), tx.uuid()))
                 .orElseThrow(() -> new IllegalStateException("Lance recorded no transaction for version " + committed.version()));
         TableSnapshot landed = snapshotOf(ref, committed);
-        return new CommittedVersion(landed.version(), achieved, landed.rowCount(), java.util.Optional.of(landed));
+        Optional<CommittedVersion.NewestFragment> newest = committed.getFragments().stream()
+                .max(Comparator.comparingInt(Fragment::getId))
+                .map(fragment -> new CommittedVersion.NewestFragment(fragment.getId(), fragment.metadata().getPhysicalRows()));
+        return new CommittedVersion(landed.version(), achieved, landed.rowCount(), Optional.of(landed), newest);
     }
 
     private long forkVersion(TableRef ref, BufferAllocator allocator) {

@@ -59,9 +59,10 @@ public final class ManifestBatchPublisher {
                     } catch (ReadSetChanged | ManifestConflict rejected) {
                         return kept ? attempt(request, store.load(request.branch()), retries, false) : Mono.error(rejected);
                     }
-                    return store.commitRows(state.manifest(), rows(request, state, commit), commit.id())
+                    List<Map<String, Object>> rows = rows(request, state, commit);
+                    return store.commitRows(state, rows, commit.id())
                             .flatMap(committed -> {
-                                ManifestState after = landedState(state, request, commit, committed);
+                                ManifestState after = landedState(state, request, commit, committed, rows);
                                 store.published(after);
                                 return compactIfFragmented(request.branch(), after);
                             })
@@ -79,10 +80,32 @@ public final class ManifestBatchPublisher {
 
     /** The manifest the publish produced, as a load would read it; the store keeps it for the next write. */
     private static ManifestState landedState(ManifestState state, PublishRequest request, GraphCommit commit,
-                                             CommittedVersion committed) {
+                                             CommittedVersion committed, List<Map<String, Object>> rows) {
         TableSnapshot landed = committed.snapshot().orElseGet(() -> new TableSnapshot(state.manifest().ref(),
                 committed.version(), state.manifest().schema(), committed.rowCount(), state.manifest().fragmentCount() + 1));
-        return state.afterPublish(landed, request.tableUpdates(), commit.id());
+        return state.afterPublish(landed, request.tableUpdates(), commit.id(), addressesAfter(state, committed, rows));
+    }
+
+    /**
+     * Where the rows a publish rewrote now live: the one fragment it added (Lance numbers it past every existing
+     * fragment), in the order they were written; every other row kept its address. Unknown (empty) unless the
+     * old addresses were known and the newest fragment holds exactly the rows written.
+     */
+    private static Map<String, Long> addressesAfter(ManifestState state, CommittedVersion committed,
+                                                    List<Map<String, Object>> rows) {
+        if (state.rowAddresses().isEmpty() || committed.newestFragment().isEmpty()
+                || committed.newestFragment().get().physicalRows() != rows.size()) {
+            return Map.of();
+        }
+        CommittedVersion.NewestFragment added = committed.newestFragment().get();
+        Map<String, Long> next = new java.util.HashMap<>(state.rowAddresses());
+        for (int offset = 0; offset < rows.size(); offset++) {
+            Map<String, Object> row = rows.get(offset);
+            if (!ManifestSchema.TYPE_COMMIT.equals(row.get(ManifestSchema.OBJECT_TYPE))) {
+                next.put((String) row.get(ManifestSchema.OBJECT_ID), added.address(offset));
+            }
+        }
+        return next;
     }
 
     /**
