@@ -281,22 +281,25 @@ public final class ManifestStore {
         return committed;
     }
 
-    /** Stages and commits manifest rows as one Update at the snapshot's version. */
-    Mono<CommittedVersion> commitRows(ManifestState state, List<Map<String, Object>> rows, String commitId) {
+    /** Stages manifest rows as one Update at the state's version (nothing visible until {@link #commitRows}). */
+    Mono<StagedHandle> stageRows(ManifestState state, List<Map<String, Object>> rows, String commitId) {
         TableSnapshot manifest = state.manifest();
         Map<String, String> properties = Map.of("omnigraph.commit_id", commitId);
         // Known addresses cover every row but commits, and a commit row's id is a fresh ULID: no scan needed.
-        Mono<StagedHandle> staged = state.rowAddresses().isEmpty()
+        return state.rowAddresses().isEmpty()
                 ? tables.stageUpsert(manifest, rows, OBJECT_ID, properties)
                 : tables.stageUpsertAt(manifest, state.rowAddresses(), rows, OBJECT_ID, properties);
-        return staged
-                .flatMap((StagedHandle handle) -> tables.commitStaged(handle).map(committed -> {
-                    if (!committed.isExactly(handle.identity())) {
-                        throw new StorageFault("manifest publish " + commitId + " landed as " + committed
-                                + " instead of exactly on version " + handle.identity().readVersion(), null);
-                    }
-                    return committed;
-                }));
+    }
+
+    /** Commits manifest rows staged by {@link #stageRows}; they must land exactly on the staged read version. */
+    Mono<CommittedVersion> commitRows(StagedHandle handle, String commitId) {
+        return tables.commitStaged(handle).map(committed -> {
+            if (!committed.isExactly(handle.identity())) {
+                throw new StorageFault("manifest publish " + commitId + " landed as " + committed
+                        + " instead of exactly on version " + handle.identity().readVersion(), null);
+            }
+            return committed;
+        });
     }
 
 }
