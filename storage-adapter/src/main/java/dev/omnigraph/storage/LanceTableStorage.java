@@ -137,11 +137,102 @@ public final class LanceTableStorage implements TableStorage {
         return stageUpsertAt(snapshot, null, rows, keyColumn, properties, "stageUpsert");
     }
 
+    /**
+     * With the snapshot's schema at hand (a snapshot that was opened, as the manifest publisher's is), the new
+     * rows' fragment is written on one storage thread while the dataset is opened and the deletion files are
+     * written on another: neither needs the other, and both are invisible until the commit.
+     */
     @Override
     public Mono<StagedHandle> stageUpsertAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
                                             List<Map<String, Object>> rows, String keyColumn,
                                             Map<String, String> properties) {
-        return stageUpsertAt(snapshot, Map.copyOf(knownAddresses), rows, keyColumn, properties, "stageUpsertAt");
+        if (snapshot.schema() == null) {
+            return stageUpsertAt(snapshot, Map.copyOf(knownAddresses), rows, keyColumn, properties, "stageUpsertAt");
+        }
+        Map<String, Long> known = Map.copyOf(knownAddresses);
+        List<String> keys;
+        try {
+            if (rows.isEmpty()) {
+                throw new BadRequest("nothing to upsert into " + snapshot.ref() + ": no rows");
+            }
+            keys = distinctKeys(snapshot.ref(), rows, keyColumn);
+        } catch (BadRequest refused) {
+            return Mono.error(refused);
+        }
+        TableRef ref = snapshot.ref();
+        Mono<List<FragmentMetadata>> fragments = storage.call(() -> {
+            StorageScheduler.requireStorageThread("stageUpsertAt");
+            try (BufferAllocator allocator = childAllocator("stageUpsertAt.fragments")) {
+                return writeFragments(ref, snapshot.schema(), rows, allocator);
+            } catch (Exception e) {
+                throw LanceFailures.translate("stageUpsertAt", ref, snapshot.version(), e);
+            }
+        });
+        Mono<PendingUpdate> deletions = storage.call(() -> {
+            StorageScheduler.requireStorageThread("stageUpsertAt");
+            BufferAllocator allocator = childAllocator("stageUpsertAt");
+            Dataset dataset = null;
+            try {
+                dataset = openDataset(allocator, ref, OptionalLong.of(snapshot.version()));
+                RowDeletions found = RowDeletions.at(dataset, snapshot, keys.stream().filter(known::containsKey)
+                        .map(known::get).toList());
+                if (found == null) {
+                    found = deletionsByKey(dataset, keys, keyColumn);
+                }
+                return new PendingUpdate(allocator, dataset, found.stage(dataset));
+            } catch (Exception e) {
+                if (dataset != null) dataset.close();
+                allocator.close();
+                throw LanceFailures.translate("stageUpsertAt", ref, snapshot.version(), e);
+            }
+        });
+        return Mono.zip(deletions.materialize(), fragments.materialize()).flatMap(both -> {
+            if (both.getT1().isOnError()) {
+                return Mono.error(both.getT1().getThrowable()); // written fragment files are reclaimable garbage
+            }
+            PendingUpdate pending = both.getT1().get();
+            if (both.getT2().isOnError()) {
+                return storage.run(pending::close).then(Mono.error(both.getT2().getThrowable()));
+            }
+            return storage.call(() -> {
+                try {
+                    // A snapshot schema that is not the dataset's (never expected) must not reach a commit.
+                    List<FragmentMetadata> added = pending.dataset().getSchema().equals(snapshot.schema())
+                            ? both.getT2().get()
+                            : writeFragments(ref, pending.dataset(), rows, pending.allocator());
+                    Transaction transaction = pending.dataset().newTransactionBuilder()
+                            .readVersion(snapshot.version())
+                            .transactionProperties(Map.copyOf(properties))
+                            .operation(Update.builder()
+                                    .removedFragmentIds(pending.deletions().removedFragmentIds())
+                                    .updatedFragments(pending.deletions().updatedFragments())
+                                    .newFragments(added)
+                                    .build())
+                            .build();
+                    return (StagedHandle) new LanceStagedHandle(ref, pending.allocator(), pending.dataset(), transaction);
+                } catch (Exception e) {
+                    pending.close();
+                    throw LanceFailures.translate("stageUpsertAt", ref, snapshot.version(), e);
+                }
+            });
+        });
+    }
+
+    /** An Update being staged: its dataset and allocator (handed to the handle) and its deletion files. */
+    private record PendingUpdate(BufferAllocator allocator, Dataset dataset, RowDeletions.Staged deletions) {
+        void close() {
+            dataset.close();
+            allocator.close();
+        }
+    }
+
+    private static RowDeletions deletionsByKey(Dataset dataset, List<String> keys, String keyColumn) {
+        RowDeletions deletions = new RowDeletions();
+        for (int from = 0; from < keys.size(); from += KEY_CHUNK) {
+            List<String> chunk = keys.subList(from, Math.min(keys.size(), from + KEY_CHUNK));
+            deletions.collect(dataset, SqlLiterals.inList(keyColumn, chunk));
+        }
+        return deletions;
     }
 
     /** {@code knownAddresses} null: find the replaced rows by key (a filtered scan). */
@@ -162,11 +253,7 @@ public final class LanceTableStorage implements TableStorage {
                     : RowDeletions.at(dataset, snapshot, keys.stream().filter(knownAddresses::containsKey)
                             .map(knownAddresses::get).toList());
             if (deletions == null) {
-                deletions = new RowDeletions();
-                for (int from = 0; from < keys.size(); from += KEY_CHUNK) {
-                    List<String> chunk = keys.subList(from, Math.min(keys.size(), from + KEY_CHUNK));
-                    deletions.collect(dataset, SqlLiterals.inList(keyColumn, chunk));
-                }
+                deletions = deletionsByKey(dataset, keys, keyColumn);
             }
             RowDeletions.Staged staged = deletions.stage(dataset);
             List<FragmentMetadata> added = writeFragments(snapshot.ref(), dataset, rows, allocator);
