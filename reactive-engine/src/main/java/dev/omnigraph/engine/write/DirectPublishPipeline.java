@@ -474,7 +474,7 @@ public final class DirectPublishPipeline {
 
     /** The write is durable once published; a sidecar left behind is consumed by the next heal. */
     private Mono<Void> deleteSidecar(String operationId) {
-        return ctx.sidecars().delete(operationId).then().onErrorResume(error -> {
+        return ctx.sidecars().deletePublished(operationId).then().onErrorResume(error -> {
             LOG.warn("published write {} could not delete its sidecar; the next heal will: {}", operationId, error.toString());
             return Mono.empty();
         });
