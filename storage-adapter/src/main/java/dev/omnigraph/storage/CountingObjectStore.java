@@ -49,6 +49,11 @@ public final class CountingObjectStore implements ObjectStore {
     }
 
     @Override
+    public Mono<Boolean> deleteLazily(String key) {
+        return counted(StorageCallCounter.Call.OBJECT_DELETE, () -> delegate.deleteLazily(key));
+    }
+
+    @Override
     public Mono<Boolean> exists(String key) {
         return counted(StorageCallCounter.Call.OBJECT_EXISTS, () -> delegate.exists(key));
     }

@@ -74,6 +74,13 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<StagedHandle> stageUpsertAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
+                                            List<Map<String, Object>> rows, String keyColumn,
+                                            Map<String, String> properties) {
+        return counted(Call.STAGE, () -> delegate.stageUpsertAt(snapshot, knownAddresses, rows, keyColumn, properties));
+    }
+
+    @Override
     public Mono<Optional<StagedHandle>> stageDelete(TableSnapshot snapshot, String predicate,
                                                     Map<String, String> properties) {
         return counted(Call.STAGE, () -> delegate.stageDelete(snapshot, predicate, properties));

@@ -119,11 +119,21 @@ public final class LocalObjectStore implements ObjectStore {
 
     @Override
     public Mono<Boolean> delete(String key) {
+        return delete(key, true);
+    }
+
+    /** The unlink without the directory fsync that would make it survive a power loss. */
+    @Override
+    public Mono<Boolean> deleteLazily(String key) {
+        return delete(key, false);
+    }
+
+    private Mono<Boolean> delete(String key, boolean durable) {
         return storage.call(() -> {
             Path target = resolve(key);
             try {
                 boolean existed = Files.deleteIfExists(target);
-                if (existed) {
+                if (existed && durable) {
                     fsyncDirectory(target.getParent());
                 }
                 return existed;

@@ -31,6 +31,14 @@ public interface ObjectStore {
     Mono<Boolean> delete(String key);
 
     /**
+     * As {@link #delete}, for a caller whose correctness does not need the removal to survive a power loss (the
+     * object may come back, and the caller's readers treat that as harmless): a store may skip making it durable.
+     */
+    default Mono<Boolean> deleteLazily(String key) {
+        return delete(key);
+    }
+
+    /**
      * Whether {@code key} exists. Only absence answers false: any other I/O error (permissions, a file where a
      * directory should be) fails with a {@code StorageFault}, because callers act on "absent".
      */

@@ -51,6 +51,16 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Mono<Optional<StagedHandle>> stageRowDelta(TableSnapshot snapshot, List<Map<String, Object>> rows,
                                                List<String> deleteKeys, String keyColumn, Map<String, String> properties);
 
+    /**
+     * The same Update as {@link #stageUpsert}, for a caller that knows where the rows it replaces live at exactly
+     * {@code snapshot} (the manifest publisher): {@code knownAddresses} maps the key of every existing row among
+     * {@code rows} to its row address (fragment id &lt;&lt; 32 | offset); a key it does not hold is new. Nothing is
+     * scanned when the dataset is exactly {@code snapshot} (version, recorded time and fragment count) and every
+     * address lies inside one of its fragments; otherwise the rows are found by key, as {@link #stageUpsert} does.
+     */
+    Mono<StagedHandle> stageUpsertAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
+                                     List<Map<String, Object>> rows, String keyColumn, Map<String, String> properties);
+
     /** Stages a delete of the rows matching {@code predicate}; empty when nothing matches (nothing staged). */
     Mono<Optional<StagedHandle>> stageDelete(TableSnapshot snapshot, String predicate, Map<String, String> properties);
 

@@ -41,6 +41,10 @@ class LocalObjectStoreTest {
         assertThat(store.delete("__recovery/a.json").block()).isTrue();
         assertThat(store.delete("__recovery/a.json").block()).isFalse();
         assertThat(store.get("__recovery/a.json").block()).isEmpty();
+        store.put("__recovery/b.json", utf8("three")).block();
+        assertThat(store.deleteLazily("__recovery/b.json").block()).isTrue();
+        assertThat(store.deleteLazily("__recovery/b.json").block()).isFalse();
+        assertThat(store.exists("__recovery/b.json").block()).isFalse();
     }
 
     @Test

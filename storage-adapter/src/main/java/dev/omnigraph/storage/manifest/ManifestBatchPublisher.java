@@ -37,18 +37,45 @@ public final class ManifestBatchPublisher {
     }
 
     public Mono<GraphCommit> publish(PublishRequest request) {
-        return Mono.defer(() -> store.kept(request.branch())
-                .map(kept -> attempt(request, Mono.just(kept), 0, true))
-                .orElseGet(() -> attempt(request, store.load(request.branch()), 0, false)));
+        return publish(request, Mono.empty());
     }
 
     /**
-     * One publish planned on {@code current}. The first is planned on the state this store kept (normally the
-     * one the writer just rechecked under its gates), with no read at all: if another publish moved the manifest
-     * since, the CAS refuses it, and every retry loads the manifest afresh. Only the live manifest may refuse a
-     * request, so a rejection by the kept state loads and plans again.
+     * As {@link #publish(PublishRequest)}, but the Lance commit waits for {@code beforeCommit}, which runs while
+     * the first attempt is planned and staged (staged files are invisible until committed, so nothing a crash
+     * could see changes order). A writer passes its confirm-sidecar write here: the confirmation is durable before
+     * the commit, as before, and no longer costs a step of its own. If {@code beforeCommit} fails, the staged
+     * attempt is discarded and its error returned; nothing was committed.
      */
-    private Mono<GraphCommit> attempt(PublishRequest request, Mono<ManifestState> current, int retries, boolean kept) {
+    public Mono<GraphCommit> publish(PublishRequest request, Mono<Void> beforeCommit) {
+        return Mono.defer(() -> {
+            Mono<Prepared> first = store.kept(request.branch())
+                    .map(kept -> prepare(request, Mono.just(kept), true))
+                    .orElseGet(() -> prepare(request, store.load(request.branch()), false));
+            return Mono.zip(first.materialize(), beforeCommit.materialize()).flatMap(both -> {
+                if (both.getT2().isOnError()) {
+                    Mono<Void> release = both.getT1().hasValue()
+                            ? store.tables().discard(both.getT1().get().handle()) : Mono.empty();
+                    return release.then(Mono.<GraphCommit>error(both.getT2().getThrowable()));
+                }
+                return both.getT1().isOnError() ? Mono.error(both.getT1().getThrowable())
+                        : commit(request, both.getT1().get(), 0);
+            });
+        });
+    }
+
+    /** One attempt, planned and staged: what it plans on, the commit it lands and its staged Lance Update. */
+    private record Prepared(ManifestState state, GraphCommit commit, List<Map<String, Object>> rows,
+                            dev.omnigraph.storage.StagedHandle handle) {
+    }
+
+    /**
+     * Plans an attempt on {@code current} and stages it. The first is planned on the state this store kept
+     * (normally the one the writer just rechecked under its gates), with no read at all: if another publish moved
+     * the manifest since, the CAS refuses it, and every retry loads the manifest afresh. Only the live manifest
+     * may refuse a request, so a rejection by the kept state loads and plans again.
+     */
+    private Mono<Prepared> prepare(PublishRequest request, Mono<ManifestState> current, boolean kept) {
         return current
                 .zipWith(checkBranch(request))
                 .flatMap(loaded -> {
@@ -57,32 +84,61 @@ public final class ManifestBatchPublisher {
                     try {
                         commit = plan(request, state, loaded.getT2());
                     } catch (ReadSetChanged | ManifestConflict rejected) {
-                        return kept ? attempt(request, store.load(request.branch()), retries, false) : Mono.error(rejected);
+                        return kept ? prepare(request, store.load(request.branch()), false) : Mono.error(rejected);
                     }
-                    return store.commitRows(state.manifest(), rows(request, state, commit), commit.id())
-                            .flatMap(committed -> {
-                                ManifestState after = landedState(state, request, commit, committed);
-                                store.published(after);
-                                return compactIfFragmented(request.branch(), after);
-                            })
-                            .thenReturn(commit);
+                    List<Map<String, Object>> rows = rows(request, state, commit);
+                    return store.stageRows(state, rows, commit.id()).map(handle -> new Prepared(state, commit, rows, handle));
+                });
+    }
+
+    /** Commits a prepared attempt; on Lance contention plans again on a fresh load, up to the retry budget. */
+    private Mono<GraphCommit> commit(PublishRequest request, Prepared prepared, int retries) {
+        return store.commitRows(prepared.handle(), prepared.commit().id())
+                .flatMap(committed -> {
+                    ManifestState after = landedState(prepared.state(), request, prepared.commit(), committed, prepared.rows());
+                    store.published(after);
+                    return compactIfFragmented(request.branch(), after);
                 })
+                .thenReturn(prepared.commit())
                 .onErrorResume(CommitConflict.class, contention -> {
                     if (retries >= PUBLISHER_RETRY_BUDGET) {
                         return Mono.error(new ManifestConflict("branch " + request.branch(),
                                 "a publish within " + PUBLISHER_RETRY_BUDGET + " retries",
                                 "continuous contention from concurrent writers"));
                     }
-                    return attempt(request, store.load(request.branch()), retries + 1, false);
+                    return prepare(request, store.load(request.branch()), false)
+                            .flatMap(again -> commit(request, again, retries + 1));
                 });
     }
 
     /** The manifest the publish produced, as a load would read it; the store keeps it for the next write. */
     private static ManifestState landedState(ManifestState state, PublishRequest request, GraphCommit commit,
-                                             CommittedVersion committed) {
+                                             CommittedVersion committed, List<Map<String, Object>> rows) {
         TableSnapshot landed = committed.snapshot().orElseGet(() -> new TableSnapshot(state.manifest().ref(),
                 committed.version(), state.manifest().schema(), committed.rowCount(), state.manifest().fragmentCount() + 1));
-        return state.afterPublish(landed, request.tableUpdates(), commit.id());
+        return state.afterPublish(landed, request.tableUpdates(), commit.id(), addressesAfter(state, committed, rows));
+    }
+
+    /**
+     * Where the rows a publish rewrote now live: the one fragment it added (Lance numbers it past every existing
+     * fragment), in the order they were written; every other row kept its address. Unknown (empty) unless the
+     * old addresses were known and the newest fragment holds exactly the rows written.
+     */
+    private static Map<String, Long> addressesAfter(ManifestState state, CommittedVersion committed,
+                                                    List<Map<String, Object>> rows) {
+        if (state.rowAddresses().isEmpty() || committed.newestFragment().isEmpty()
+                || committed.newestFragment().get().physicalRows() != rows.size()) {
+            return Map.of();
+        }
+        CommittedVersion.NewestFragment added = committed.newestFragment().get();
+        Map<String, Long> next = new java.util.HashMap<>(state.rowAddresses());
+        for (int offset = 0; offset < rows.size(); offset++) {
+            Map<String, Object> row = rows.get(offset);
+            if (!ManifestSchema.TYPE_COMMIT.equals(row.get(ManifestSchema.OBJECT_TYPE))) {
+                next.put((String) row.get(ManifestSchema.OBJECT_ID), added.address(offset));
+            }
+        }
+        return next;
     }
 
     /**
