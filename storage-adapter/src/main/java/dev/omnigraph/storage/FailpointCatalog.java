@@ -88,6 +88,16 @@ public final class FailpointCatalog {
             "schema_apply.after_arm", "schema_apply.after_rewrites", "schema_apply.after_confirm",
             "schema_apply.after_publish", "schema_apply.before_contract_swap", "schema_apply.after_contract_swap");
 
+    /**
+     * {@code index ensure}, in order: gates held and plan rechecked, sidecar armed, first-touch forks created,
+     * the n-th index build committed (counted over the whole ensure), sidecar confirmed, published, before the
+     * sidecar is deleted.
+     */
+    public static final String ENSURE_INDICES = "ensure_indices";
+    public static final List<String> ENSURE_INDICES_POINTS = List.of(AFTER_GATES, AFTER_ARM, AFTER_FORK,
+            AFTER_COMMIT + "<n>", AFTER_CONFIRM, AFTER_PUBLISH, BEFORE_SIDECAR_DELETE).stream()
+            .map(step -> ENSURE_INDICES + "." + step).toList();
+
     private FailpointCatalog() {
     }
 
@@ -106,6 +116,7 @@ public final class FailpointCatalog {
         out.put("branch", BRANCH_POINTS);
 
         out.put("schema_apply", SCHEMA_APPLY_POINTS);
+        out.put(ENSURE_INDICES, ENSURE_INDICES_POINTS);
         return out;
     }
 

@@ -29,6 +29,8 @@ public final class StorageCallCounter {
         COMPACT("compact"),
         /** createBranch, deleteBranch, listBranches. */
         BRANCH("branch"),
+        /** indexNames, createIndex. */
+        INDEX("index"),
         OBJECT_GET("obj.get"), OBJECT_PUT("obj.put"), OBJECT_PUT_IF_ABSENT("obj.putIfAbsent"),
         OBJECT_LIST("obj.list"), OBJECT_DELETE("obj.delete"), OBJECT_EXISTS("obj.exists");
 
