@@ -132,6 +132,11 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request) {
+        return counted(Call.SCAN, () -> delegate.nearest(snapshot, request));
+    }
+
+    @Override
     public Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name) {
         return counted(Call.BRANCH, () -> delegate.createBranch(from, fromVersion, name));
     }

@@ -8,8 +8,14 @@ import com.lancedb.lance.index.scalar.ScalarIndexParams;
 import com.lancedb.lance.index.vector.VectorIndexParams;
 import dev.omnigraph.storage.error.ReadSetChanged;
 import dev.omnigraph.storage.error.StorageFault;
+import com.lancedb.lance.ipc.LanceScanner;
+import com.lancedb.lance.ipc.Query;
+import com.lancedb.lance.ipc.ScanOptions;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
  * Index builds on an open dataset. Lance 0.39 cannot stage an index: {@code createIndex} commits a new version
@@ -44,6 +50,32 @@ final class LanceIndexes {
                     + ", not exactly on " + (expectedVersion + 1), null);
         }
         return achieved;
+    }
+
+    /**
+     * The rows of a vector-index search, in one batch: Lance answers a top-k sorted, and sorted batches after the
+     * first come as slices the Arrow Java import misreads (see RowDeltas), so more than one batch is refused.
+     */
+    static List<Map<String, Object>> nearest(TableRef ref, Dataset dataset, NearestRequest request) {
+        Query query = new Query.Builder().setColumn(request.column()).setKey(request.key()).setK(request.k())
+                .setNprobes(request.nprobes()).setDistanceType(DistanceType.L2).build();
+        ScanOptions.Builder options = new ScanOptions.Builder().nearest(query).batchSize(Math.max(request.k(), 1024));
+        if (!request.columns().isEmpty()) options.columns(request.columns());
+        List<Map<String, Object>> rows = new ArrayList<>();
+        int batches = 0;
+        try (LanceScanner scanner = dataset.newScan(options.build()); ArrowReader reader = scanner.scanBatches()) {
+            while (reader.loadNextBatch()) {
+                if (++batches > 1 && reader.getVectorSchemaRoot().getRowCount() > 0) {
+                    throw new StorageFault("nearest on " + ref + " answered in more than one batch", null);
+                }
+                rows.addAll(ArrowRows.read(reader.getVectorSchemaRoot()));
+            }
+        } catch (StorageFault e) {
+            throw e;
+        } catch (Exception e) {
+            throw LanceFailures.translate("nearest", ref, e);
+        }
+        return rows;
     }
 
     private static IndexType type(IndexSpec spec) {

@@ -293,6 +293,12 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request) {
+        return withDataset("nearest", snapshot.ref(), OptionalLong.of(snapshot.version()),
+                (dataset, allocator) -> LanceIndexes.nearest(snapshot.ref(), dataset, request));
+    }
+
+    @Override
     public Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name) {
         LanceBranchNames.requireValid(name);
         return withDataset("createBranch", from, OptionalLong.empty(), (dataset, allocator) -> {

@@ -104,6 +104,13 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
      */
     Mono<Long> createIndex(TableRef ref, long expectedVersion, IndexSpec spec);
 
+    /**
+     * The rows an approximate nearest-neighbour search through {@code snapshot}'s vector index returns (at most
+     * {@code k}, closest first, with Lance's {@code _distance}). Only for a table that has a vector index on the
+     * column; unindexed fragments are searched exhaustively by Lance.
+     */
+    Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request);
+
     /** Creates Lance branch {@code name} at {@code fromVersion} of {@code from} (main or another branch). */
     Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name);
 

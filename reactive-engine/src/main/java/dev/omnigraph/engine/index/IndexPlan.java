@@ -58,6 +58,11 @@ public final class IndexPlan {
         return required(table, rowCount).stream().filter(spec -> !existing.contains(spec.name())).toList();
     }
 
+    /** The name of the vector index of {@code column} (what a nearest search looks for). */
+    public static String vectorIndexName(String column) {
+        return name(Kind.VECTOR, column);
+    }
+
     static String name(Kind kind, String column) {
         return "og_" + kind.name().toLowerCase(java.util.Locale.ROOT) + "_" + column;
     }
