@@ -1,15 +1,12 @@
 package dev.omnigraph.bench;
 
 import dev.omnigraph.engine.GraphSnapshot;
-import dev.omnigraph.engine.LoadOptions;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.QueryOutput;
 import dev.omnigraph.engine.ReadTarget;
 import dev.omnigraph.engine.TableInfo;
-import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.TableStorage;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,12 +33,7 @@ final class IndexedPointRead implements Scenario {
         ScenarioReport report = new ScenarioReport(name(), "Keyed lookup of one Person among " + persons
                 + ", without and with the BTREE index `index ensure` builds on id, each vs raw Lance on the same version.")
                 .unit("ms per lookup");
-        Path dir = ctx.workDir(name());
-        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), dir.resolve("graph"), Workload.SCHEMA));
-        for (int[] chunk : Workload.chunks(persons, 8_192)) {
-            Path file = Workload.writeNdjson(dir.resolve("persons-" + chunk[0] + ".ndjson"), chunk[0], chunk[1], Workload::personLine);
-            ctx.run(() -> graph.load("main", LoadMode.APPEND, file, LoadOptions.DEFAULT));
-        }
+        Omnigraph graph = PointRead.seeded(ctx, ctx.workDir(name()), persons);
         TableInfo plain = person(ctx, graph, ReadTarget.main());
         TableStorage tables = ctx.services().tables();
         TableRef ref = new TableRef(graph.root().resolve(plain.path()).toString(), plain.lanceBranch());
