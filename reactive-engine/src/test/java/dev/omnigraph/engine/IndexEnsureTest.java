@@ -156,4 +156,27 @@ class IndexEnsureTest {
         assertThat(graph.ensureIndexes("dev", Optional.empty()).block().noop()).isTrue();
         assertThat(graph.ensureIndexes("main", Optional.empty()).block().noop()).isFalse();
     }
+
+    @Test
+    void anOverwriteOrASchemaApplyAfterTheBuildKeepsAnswersRightAndEnsureCatchesUp() {
+        graph.ensureIndexes("main", Optional.empty()).block();
+        graph.load("main", LoadMode.OVERWRITE, ndjson(
+                "{\"type\":\"Doc\",\"data\":{\"slug\":\"z1\",\"title\":\"zed\",\"kind\":\"a\",\"rank\":3}}",
+                "{\"type\":\"Doc\",\"data\":{\"slug\":\"z2\",\"title\":\"zoe\",\"kind\":\"b\",\"rank\":3}}"),
+                LoadOptions.DEFAULT.emptying(java.util.Set.of("Cites"))).block();
+        assertThat(rows("main", "bySlug", Map.of("s", "z1"))).containsExactly(List.of("z1", "zed", 3));
+        assertThat(rows("main", "bySlug", Map.of("s", "d1"))).isEmpty();
+        assertThat(rows("main", "byRank", Map.of("r", 3))).extracting(r -> r.get(0)).containsExactly("z1", "z2");
+        graph.ensureIndexes("main", Optional.empty()).block();
+        assertThat(indexes("main", "node:Doc")).contains("og_btree_id", "og_btree_rank");
+
+        // drop the indexed rank and live columns: the rewritten table is read and indexed again without them
+        graph.applySchema(SCHEMA.replace("    rank: I32? @index\n", "").replace("    live: Bool? @index\n", ""),
+                true, Optional.empty()).block();
+        assertThat(graph.query(ReadTarget.main(), "query q($s: String) { match { $d: Doc { slug: $s } } return { $d.title } }",
+                "q", Map.of("s", "z2")).block().rows().collectList().block()).containsExactly(List.of("zoe"));
+        graph.ensureIndexes("main", Optional.empty()).block();
+        assertThat(indexes("main", "node:Doc")).contains("og_btree_id").doesNotContain("og_btree_rank");
+        assertThat(graph.ensureIndexes("main", Optional.empty()).block().noop()).isTrue();
+    }
 }
