@@ -545,6 +545,18 @@ public final class Omnigraph implements AutoCloseable {
         }));
     }
 
+    /**
+     * Builds, on every table of {@code branch}, the indexes its schema implies that it lacks (EnsureIndices: one
+     * commit, or none when nothing is missing). On a graph branch, tables it still inherits are forked first.
+     */
+    public Mono<dev.omnigraph.engine.index.EnsureResult> ensureIndexes(String branch, Optional<String> actorId) {
+        return Mono.defer(() -> {
+            requireValidText(branch, actorId, Optional.empty());
+            requireWritable("index ensure");
+            return new dev.omnigraph.engine.index.IndexEnsurer(writeContext()).ensure(branch, actorId);
+        });
+    }
+
     /** The recovery audit log: one record per sidecar recovery ever finished on this graph, oldest first. */
     public Flux<RecoveryRecord> recoveries() {
         return new RecoveryAudit(root.toString(), services.tables()).list();

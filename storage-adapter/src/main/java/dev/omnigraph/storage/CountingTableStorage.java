@@ -147,6 +147,21 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<List<String>> indexNames(TableRef ref, long version) {
+        return counted(Call.INDEX, () -> delegate.indexNames(ref, version));
+    }
+
+    @Override
+    public Mono<Long> createIndex(TableRef ref, long expectedVersion, IndexSpec spec) {
+        return counted(Call.INDEX, () -> delegate.createIndex(ref, expectedVersion, spec));
+    }
+
+    @Override
+    public Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request) {
+        return counted(Call.SCAN, () -> delegate.nearest(snapshot, request));
+    }
+
+    @Override
     public Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name) {
         return counted(Call.BRANCH, () -> delegate.createBranch(from, fromVersion, name));
     }

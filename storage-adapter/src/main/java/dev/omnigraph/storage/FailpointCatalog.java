@@ -93,6 +93,16 @@ public final class FailpointCatalog {
     public static final String CLEANUP_AFTER_MANIFESTS = "cleanup.after_manifests:";
     public static final List<String> CLEANUP_POINTS = List.of(CLEANUP_AFTER_FILES + "<n>", CLEANUP_AFTER_MANIFESTS + "<n>");
 
+    /**
+     * {@code index ensure}, in order: gates held and plan rechecked, sidecar armed, first-touch forks created,
+     * the n-th index build committed (counted over the whole ensure), sidecar confirmed, published, before the
+     * sidecar is deleted.
+     */
+    public static final String ENSURE_INDICES = "ensure_indices";
+    public static final List<String> ENSURE_INDICES_POINTS = List.of(AFTER_GATES, AFTER_ARM, AFTER_FORK,
+            AFTER_COMMIT + "<n>", AFTER_CONFIRM, AFTER_PUBLISH, BEFORE_SIDECAR_DELETE).stream()
+            .map(step -> ENSURE_INDICES + "." + step).toList();
+
     private FailpointCatalog() {
     }
 
@@ -112,6 +122,8 @@ public final class FailpointCatalog {
 
         out.put("schema_apply", SCHEMA_APPLY_POINTS);
         out.put("cleanup", CLEANUP_POINTS);
+
+        out.put(ENSURE_INDICES, ENSURE_INDICES_POINTS);
         return out;
     }
 

@@ -410,6 +410,23 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<List<String>> indexNames(TableRef ref, long version) {
+        return withDataset("indexNames", ref, OptionalLong.of(version), (dataset, allocator) -> LanceIndexes.names(dataset));
+    }
+
+    @Override
+    public Mono<Long> createIndex(TableRef ref, long expectedVersion, IndexSpec spec) {
+        return withDataset("createIndex", ref, OptionalLong.empty(),
+                (dataset, allocator) -> LanceIndexes.create(ref, dataset, expectedVersion, spec));
+    }
+
+    @Override
+    public Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request) {
+        return withDataset("nearest", snapshot.ref(), OptionalLong.of(snapshot.version()),
+                (dataset, allocator) -> LanceIndexes.nearest(snapshot.ref(), dataset, request));
+    }
+
+    @Override
     public Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name) {
         LanceBranchNames.requireValid(name);
         return withDataset("createBranch", from, OptionalLong.empty(), (dataset, allocator) -> {

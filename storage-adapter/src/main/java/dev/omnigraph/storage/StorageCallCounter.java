@@ -31,6 +31,8 @@ public final class StorageCallCounter {
         GC("gc"),
         /** createBranch, deleteBranch, listBranches. */
         BRANCH("branch"),
+        /** indexNames, createIndex. */
+        INDEX("index"),
         OBJECT_GET("obj.get"), OBJECT_PUT("obj.put"), OBJECT_PUT_IF_ABSENT("obj.putIfAbsent"),
         OBJECT_LIST("obj.list"), OBJECT_DELETE("obj.delete"), OBJECT_EXISTS("obj.exists");
 

@@ -111,6 +111,24 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
      */
     Mono<Optional<Long>> compactFragments(TableRef ref);
 
+    /** The names of the indexes of {@code ref} at {@code version}, sorted. Reads no transaction. */
+    Mono<List<String>> indexNames(TableRef ref, long version);
+
+    /**
+     * Builds one index on {@code ref}, whose latest version must be {@code expectedVersion}; emits the version the
+     * build produced, which is exactly {@code expectedVersion + 1} (anything else fails). Lance cannot stage an
+     * index build, so this commits at once (like {@link #restore}); callers hold the table's gates and cover the
+     * call with a recovery intent. A version made here must never be asked for its transaction.
+     */
+    Mono<Long> createIndex(TableRef ref, long expectedVersion, IndexSpec spec);
+
+    /**
+     * The rows an approximate nearest-neighbour search through {@code snapshot}'s vector index returns (at most
+     * {@code k}, closest first, with Lance's {@code _distance}). Only for a table that has a vector index on the
+     * column; unindexed fragments are searched exhaustively by Lance.
+     */
+    Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request);
+
     /** Creates Lance branch {@code name} at {@code fromVersion} of {@code from} (main or another branch). */
     Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name);
 
