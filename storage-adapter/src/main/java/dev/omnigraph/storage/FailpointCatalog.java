@@ -88,6 +88,10 @@ public final class FailpointCatalog {
             "schema_apply.after_arm", "schema_apply.after_rewrites", "schema_apply.after_confirm",
             "schema_apply.after_publish", "schema_apply.before_contract_swap", "schema_apply.after_contract_swap");
 
+    /** {@code optimize}: planned, armed, after each table's compaction, published, before the sidecar delete. */
+    public static final List<String> OPTIMIZE_POINTS = List.of("optimize.after_plan", "optimize.after_arm",
+            "optimize.after_compact:<n>", "optimize.after_publish", "optimize.before_sidecar_delete");
+
     private FailpointCatalog() {
     }
 
@@ -106,6 +110,7 @@ public final class FailpointCatalog {
         out.put("branch", BRANCH_POINTS);
 
         out.put("schema_apply", SCHEMA_APPLY_POINTS);
+        out.put("optimize", OPTIMIZE_POINTS);
         return out;
     }
 
