@@ -188,4 +188,26 @@ class OptimizeTest extends ConstrainedGraphTest {
                 .satisfies(drift -> assertThat(drift.publishedNow()).isTrue());
         assertThat(mutate("person", params("n", "Late", "a", 1)).commit()).isPresent();
     }
+
+    @Test
+    void anOptimizeSidecarWhoseRangeHoldsAForeignVersionIsRefusedAndKept() {
+        someWrites();
+        TableInfo note = graph.snapshot(ReadTarget.main()).block().table("node:Note").orElseThrow();
+        // An interrupted optimize that planned one task on Note (range pin+1 .. pin+2)…
+        graph.sidecars().write(new dev.omnigraph.recovery.Sidecar(dev.omnigraph.recovery.Sidecar.SCHEMA_VERSION,
+                "01OPTIMIZEFOREIGN", "0", null, "omnigraph:optimize", dev.omnigraph.recovery.Sidecar.WriterKind.Optimize,
+                List.of(new dev.omnigraph.recovery.Sidecar.TablePin(new dev.omnigraph.recovery.Sidecar.Identity(0, 0),
+                        "node:Note", ref(note).path(), note.version(), note.version() + 2, null, null)), null)).block();
+        // …but the version past the pin is somebody's append, not compaction.
+        var base = graph.services().tables().open(ref(note), OptionalLong.of(note.version())).block();
+        graph.services().tables().commitStaged(graph.services().tables()
+                .stageAppend(base, List.of(Map.of("id", "x", "text", "foreign")), Map.of()).block()).block();
+
+        assertThatThrownBy(() -> Omnigraph.open(services, graph.root(), OpenMode.READ_WRITE).block())
+                .isInstanceOf(RecoveryRequired.class).hasMessageContaining("01OPTIMIZEFOREIGN")
+                .hasMessageContaining("not compaction").hasMessageContaining("[Append]");
+        assertThat(graph.pendingSidecars().collectList().block()).hasSize(1);
+        assertThat(graph.snapshot(ReadTarget.main()).block().table("node:Note").orElseThrow().version())
+                .isEqualTo(note.version());
+    }
 }

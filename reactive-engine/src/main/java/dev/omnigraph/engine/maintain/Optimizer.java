@@ -56,19 +56,20 @@ public final class Optimizer {
         return ctx.manifest().load(GraphBranches.MAIN).flatMap(probe -> {
             TreeSet<String> keys = new TreeSet<>();
             probe.liveTables().forEach(entry -> keys.add(entry.tableKey()));
-            return Mono.usingWhen(ctx.gates().forWrite(GraphBranches.MAIN, keys), permit -> underGates(actor),
+            return Mono.usingWhen(ctx.gates().forWrite(GraphBranches.MAIN, keys), permit -> underGates(keys, actor),
                     Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync);
         });
     }
 
-    private Mono<OptimizeResult> underGates(Optional<String> actor) {
+    private Mono<OptimizeResult> underGates(java.util.Set<String> gated, Optional<String> actor) {
         return ctx.sidecars().list().next().flatMap(pending -> Mono.<ManifestState>error(new RecoveryRequired(
                         pending.operationId(), "optimize refused: a write's recovery is pending", null)))
                 .switchIfEmpty(Mono.defer(() -> ctx.manifest().load(GraphBranches.MAIN)))
                 .flatMap(state -> {
                     List<SkippedDrift> skipped = new ArrayList<>();
                     return Flux.fromIterable(state.liveTables())
-                            .filter(entry -> entry.lanceBranch().isEmpty())
+                            // Main's own tables, and only those gated (a schema apply may have added one since).
+                            .filter(entry -> entry.lanceBranch().isEmpty() && gated.contains(entry.tableKey()))
                             .concatMap(entry -> plan(entry, skipped))
                             .collectList()
                             .flatMap(planned -> ctx.failpoints().hit(WRITER + ".after_plan").then(Mono.defer(() -> {
