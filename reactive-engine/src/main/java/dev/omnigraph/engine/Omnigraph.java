@@ -26,7 +26,9 @@ import java.util.Map;
 import dev.omnigraph.engine.write.IdempotencyIndex;
 import dev.omnigraph.engine.write.IdempotencySettings;
 import dev.omnigraph.engine.write.RecoveryCoordinator;
-import dev.omnigraph.engine.write.Repair;
+import dev.omnigraph.engine.maintain.OptimizeResult;
+import dev.omnigraph.engine.maintain.Optimizer;
+import dev.omnigraph.engine.maintain.Repair;
 import dev.omnigraph.engine.write.WriteContext;
 import dev.omnigraph.recovery.RecoveryAudit;
 import dev.omnigraph.recovery.RecoveryRecord;
@@ -563,15 +565,31 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     /**
-     * Reports tables whose live HEAD differs from their manifest pin with no sidecar covering them; with
-     * {@code confirm}, restores each to its pin and publishes, so manifest == HEAD again.
+     * Reports tables whose live HEAD differs from their manifest pin with no sidecar covering them, classified from
+     * their history; with {@code confirm}, publishes the verified (compaction-only) drift forward, and with
+     * {@code force} too, every other drift ahead of its pin. Never rewrites table data.
      */
-    public Mono<List<Repair.Drift>> repair(boolean confirm) {
+    public Mono<List<Repair.Drift>> repair(boolean confirm, boolean force) {
         return Mono.defer(() -> {
+            if (force && !confirm) {
+                throw new dev.omnigraph.storage.error.BadRequest("repair --force needs --confirm");
+            }
             if (confirm) {
                 requireWritable("repair --confirm");
             }
-            return new Repair(writeContext()).run(confirm);
+            return new Repair(writeContext()).run(confirm, force);
+        });
+    }
+
+    /**
+     * Compacts main's tables as one tracked maintenance write (see {@link Optimizer}); tables already compact
+     * are left alone and tables with uncovered drift are skipped and reported.
+     */
+    public Mono<OptimizeResult> optimize(Optional<String> actor) {
+        return Mono.defer(() -> {
+            requireWritable("optimize");
+            actor.ifPresent(id -> ValidText.require("actor id", id));
+            return new Optimizer(writeContext()).run(actor);
         });
     }
 

@@ -162,6 +162,16 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<Integer> compactionTasks(TableRef ref) {
+        return counted(Call.COMPACT, () -> delegate.compactionTasks(ref));
+    }
+
+    @Override
+    public Mono<List<String>> operationsBetween(TableRef ref, long after, long upTo) {
+        return counted(Call.TRANSACTION_AT, () -> delegate.operationsBetween(ref, after, upTo));
+    }
+
+    @Override
     public Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name) {
         return counted(Call.BRANCH, () -> delegate.createBranch(from, fromVersion, name));
     }

@@ -103,6 +103,10 @@ public final class FailpointCatalog {
             AFTER_COMMIT + "<n>", AFTER_CONFIRM, AFTER_PUBLISH, BEFORE_SIDECAR_DELETE).stream()
             .map(step -> ENSURE_INDICES + "." + step).toList();
 
+    /** {@code optimize}: planned, armed, after each table's compaction, published, before the sidecar delete. */
+    public static final List<String> OPTIMIZE_POINTS = List.of("optimize.after_plan", "optimize.after_arm",
+            "optimize.after_compact:<n>", "optimize.after_publish", "optimize.before_sidecar_delete");
+
     private FailpointCatalog() {
     }
 
@@ -124,6 +128,7 @@ public final class FailpointCatalog {
         out.put("cleanup", CLEANUP_POINTS);
 
         out.put(ENSURE_INDICES, ENSURE_INDICES_POINTS);
+        out.put("optimize", OPTIMIZE_POINTS);
         return out;
     }
 

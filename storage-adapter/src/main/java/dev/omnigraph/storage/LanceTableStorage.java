@@ -395,7 +395,7 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Mono<Optional<Long>> compactFragments(TableRef ref) {
         return withDataset("compact", ref, OptionalLong.empty(), (dataset, allocator) -> {
-            CompactionOptions options = CompactionOptions.builder().withMaterializeDeletionsThreshold(0.1f).build();
+            CompactionOptions options = TableHistory.COMPACTION;
             CompactionPlan plan = Compaction.planCompaction(dataset, options);
             if (plan.getCompactionTasks().isEmpty()) {
                 return Optional.<Long>empty();
@@ -424,6 +424,20 @@ public final class LanceTableStorage implements TableStorage {
     public Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request) {
         return withDataset("nearest", snapshot.ref(), OptionalLong.of(snapshot.version()),
                 (dataset, allocator) -> LanceIndexes.nearest(snapshot.ref(), dataset, request));
+    }
+
+    @Override
+    public Mono<Integer> compactionTasks(TableRef ref) {
+        return withDataset("compactionTasks", ref, OptionalLong.empty(), (dataset, allocator) ->
+                Compaction.planCompaction(dataset, TableHistory.COMPACTION).getCompactionTasks().size());
+    }
+
+    @Override
+    public Mono<List<String>> operationsBetween(TableRef ref, long after, long upTo) {
+        return withDataset("operationsBetween", ref, OptionalLong.of(upTo), (dataset, allocator) -> {
+            OptionalLong fork = ref.branch().isPresent() ? OptionalLong.of(forkVersion(ref, allocator)) : OptionalLong.empty();
+            return TableHistory.operations(dataset, after, upTo, fork);
+        });
     }
 
     @Override

@@ -129,6 +129,22 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
      */
     Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request);
 
+    /**
+     * How many rewrite tasks a compaction of {@code ref}'s latest version would run (0: already compact). A
+     * compaction of {@code t} tasks started at version {@code E} lands exactly {@code t} reserve versions and then
+     * the rewrite, at {@code E + t + 1}, unless another writer commits in between.
+     */
+    Mono<Integer> compactionTasks(TableRef ref);
+
+    /**
+     * The Lance operation that produced each version in {@code (after, upTo]} of {@code ref}, oldest first:
+     * {@code Append}, {@code Delete}, {@code Update}, {@code Overwrite}, {@code Restore}, {@code ReserveFragments},
+     * {@code Rewrite}, … Versions whose transaction Lance cannot hand to Java without aborting the JVM are named
+     * without reading it: {@code CreateIndex} when the version's index list differs from its predecessor's,
+     * {@code Clone} for a branch's fork version. {@link TableHistory#isMaintenance} tells compaction apart.
+     */
+    Mono<List<String>> operationsBetween(TableRef ref, long after, long upTo);
+
     /** Creates Lance branch {@code name} at {@code fromVersion} of {@code from} (main or another branch). */
     Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name);
 

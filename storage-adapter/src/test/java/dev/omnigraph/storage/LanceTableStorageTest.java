@@ -408,4 +408,29 @@ class LanceTableStorageTest {
         List<Long> versions = List.of(base.version(), a.version(), b.version());
         assertThat(versions).isSortedAccordingTo(Comparator.naturalOrder()).doesNotHaveDuplicates();
     }
+
+    @Test
+    void compactionIsPlannedThenLandsReserveVersionsAndARewriteThatHistoryNamesAsMaintenance() {
+        TableSnapshot created = createPeople("compacted");
+        TableRef ref = created.ref();
+        TableSnapshot at = created;
+        for (int i = 0; i < 3; i++) {
+            StagedHandle staged = storage.stageAppend(at, people(i * 10, i * 10 + 10), Map.of()).block();
+            at = storage.open(ref, OptionalLong.of(storage.commitStaged(staged).block().version())).block();
+        }
+        long before = at.version();
+        int tasks = storage.compactionTasks(ref).block();
+        assertThat(tasks).isPositive();
+
+        long after = storage.compactFragments(ref).block().orElseThrow();
+
+        assertThat(after).isEqualTo(before + tasks + 1);
+        List<String> operations = storage.operationsBetween(ref, before - 1, after).block();
+        assertThat(operations.get(0)).isEqualTo("Append");
+        assertThat(operations.subList(1, operations.size())).allMatch(TableHistory::isMaintenance);
+        assertThat(operations.get(operations.size() - 1)).isEqualTo("Rewrite");
+        assertThat(storage.compactionTasks(ref).block()).isZero();
+        assertThat(storage.open(ref, OptionalLong.empty()).block().fragmentCount()).isEqualTo(1);
+        assertThat(storage.open(ref, OptionalLong.of(before)).block().rowCount()).isEqualTo(30);
+    }
 }

@@ -377,7 +377,7 @@ public final class DirectPublishPipeline {
             }
             if (head > pin.version()) {
                 return Mono.error(new Conflict(pin.tableKey() + " has versions past its published pin (HEAD " + head
-                        + ", published " + pin.version() + ") that no recovery sidecar covers; run `omnigraph repair`"));
+                        + ", published " + pin.version() + ") that no recovery sidecar covers; " + Conflict.UNCOVERED_DRIFT));
             }
             return Mono.error(new StorageFault(pin.tableKey() + " HEAD " + head + " is below its published pin "
                     + pin.version() + ": the graph root was modified outside omnigraph", null));
