@@ -143,7 +143,7 @@ public final class ErrorBodies {
             case PARSE_ERROR, VALIDATION_ERROR, BAD_REQUEST, RESOURCE_LIMIT -> "bad_request";
             case NOT_FOUND -> "not_found";
             case KEY_CONFLICT, READ_SET_CONFLICT, MANIFEST_CONFLICT, CONFLICT, IDEMPOTENCY_KEY_REUSED -> "conflict";
-            case PRECONDITION_FAILURE, RECOVERY_REQUIRED, QUERY_TIMEOUT, CHANGE_FEED_GAP -> null;
+            case PRECONDITION_FAILURE, RECOVERY_REQUIRED, QUERY_TIMEOUT, CHANGE_FEED_GAP, LEASE_LOST -> null;
             case CHANGE_DIFF_REFUSAL -> "conflict";
             case STORAGE_OVERLOADED -> "too_many_requests";
             case UNSUPPORTED_STAMP, STORAGE_FAULT -> "internal";

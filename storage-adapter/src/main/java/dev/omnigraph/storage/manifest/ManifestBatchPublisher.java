@@ -2,7 +2,9 @@ package dev.omnigraph.storage.manifest;
 
 import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.TableSnapshot;
+import dev.omnigraph.storage.WriterFence;
 import dev.omnigraph.storage.error.CommitConflict;
+import dev.omnigraph.storage.error.LeaseLost;
 import dev.omnigraph.storage.error.ManifestConflict;
 import dev.omnigraph.storage.error.ReadSetChanged;
 import dev.omnigraph.storage.error.StorageFault;
@@ -23,6 +25,9 @@ import reactor.core.publisher.Mono;
  * times. An exact-head request therefore never re-parents: after a lost race its re-check fails with
  * {@link ReadSetChanged} ({@code graph_head:<branch>}); other broken expectations (branch identity, table pins)
  * with {@link ManifestConflict}. Only {@link ExpectedHead.Any} requests land on a moved head.
+ *
+ * <p>Every publish writes its writer tenure's epoch into the stamp row and refuses a manifest stamped with a higher
+ * one ({@link LeaseLost}): the same CAS that orders publishes makes the epoch check exact, at no extra storage call.
  */
 public final class ManifestBatchPublisher {
     public static final int PUBLISHER_RETRY_BUDGET = 5;
@@ -31,9 +36,30 @@ public final class ManifestBatchPublisher {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ManifestBatchPublisher.class);
 
     private final ManifestStore store;
+    private final WriterFence fence;
 
+    /** A publisher outside any writer tenure (epoch 0): tests and tools on a manifest no tenure has fenced. */
     public ManifestBatchPublisher(ManifestStore store) {
+        this(store, WriterFence.NONE);
+    }
+
+    /** A publisher of the writer tenure {@code fence}: each publish carries its epoch and is refused once outranked. */
+    public ManifestBatchPublisher(ManifestStore store, WriterFence fence) {
         this.store = store;
+        this.fence = fence;
+    }
+
+    /**
+     * Refuses with {@link LeaseLost} when this process's tenure is known to be gone, or when {@code state} carries a
+     * higher writer epoch than this publisher's (a newer holder fenced the manifest). No storage call: writers call
+     * it on the state their recheck just loaded, so a lost holder stops before its first effect.
+     */
+    public void requireFenced(ManifestState state) {
+        fence.requireHeld();
+        if (state.writerEpoch() > fence.epoch()) {
+            throw new LeaseLost(fence.epoch(), "the manifest of branch " + state.branch() + " is fenced by writer epoch "
+                    + state.writerEpoch() + ": another process took the writer lease over");
+        }
     }
 
     public Mono<GraphCommit> publish(PublishRequest request) {
@@ -55,13 +81,15 @@ public final class ManifestBatchPublisher {
                     ManifestState state = loaded.getT1();
                     GraphCommit commit;
                     try {
+                        // The CAS below makes this check exact: a fence landed since moves the version and loses it.
+                        requireFenced(state);
                         commit = plan(request, state, loaded.getT2());
                     } catch (ReadSetChanged | ManifestConflict rejected) {
                         return kept ? attempt(request, store.load(request.branch()), retries, false) : Mono.error(rejected);
                     }
-                    return store.commitRows(state.manifest(), rows(request, state, commit), commit.id())
+                    return store.commitRows(state.manifest(), rows(request, state, commit, fence.epoch()), commit.id())
                             .flatMap(committed -> {
-                                ManifestState after = landedState(state, request, commit, committed);
+                                ManifestState after = landedState(state, request, commit, committed, fence.epoch());
                                 store.published(after);
                                 return compactIfFragmented(request.branch(), after);
                             })
@@ -79,10 +107,10 @@ public final class ManifestBatchPublisher {
 
     /** The manifest the publish produced, as a load would read it; the store keeps it for the next write. */
     private static ManifestState landedState(ManifestState state, PublishRequest request, GraphCommit commit,
-                                             CommittedVersion committed) {
+                                             CommittedVersion committed, long epoch) {
         TableSnapshot landed = committed.snapshot().orElseGet(() -> new TableSnapshot(state.manifest().ref(),
                 committed.version(), state.manifest().schema(), committed.rowCount(), state.manifest().fragmentCount() + 1));
-        return state.afterPublish(landed, request.tableUpdates(), commit.id());
+        return state.afterPublish(landed, request.tableUpdates(), commit.id(), epoch);
     }
 
     /**
@@ -150,9 +178,10 @@ public final class ManifestBatchPublisher {
                 request.createdAtMicros(), request.operation(), deltas, state.manifestVersion() + 1);
     }
 
-    private static List<Map<String, Object>> rows(PublishRequest request, ManifestState state, GraphCommit commit) {
+    private static List<Map<String, Object>> rows(PublishRequest request, ManifestState state, GraphCommit commit,
+                                                  long epoch) {
         List<Map<String, Object>> rows = new ArrayList<>();
-        rows.add(ManifestRows.stamp(ManifestSchema.INTERNAL_SCHEMA_VERSION));
+        rows.add(ManifestRows.stamp(ManifestSchema.INTERNAL_SCHEMA_VERSION, epoch));
         for (TableEntry update : request.tableUpdates()) {
             TableEntry registered = state.tables().get(update.tableKey());
             if (registered != null && !registered.objectId().equals(update.objectId())) {

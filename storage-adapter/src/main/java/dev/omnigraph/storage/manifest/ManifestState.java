@@ -11,10 +11,11 @@ import java.util.TreeMap;
 
 /**
  * The graph as one {@code __manifest} version on one branch shows it: every live table's pin, and the head
- * commit of each branch whose head row this manifest carries. Reads bind to exactly one such state.
+ * commit of each branch whose head row this manifest carries, and the writer epoch its stamp row carries (the
+ * publish fence). Reads bind to exactly one such state.
  */
 public record ManifestState(String branch, TableSnapshot manifest, SortedMap<String, TableEntry> tables,
-                            Map<String, String> heads) {
+                            Map<String, String> heads, long writerEpoch) {
 
     public long manifestVersion() {
         return manifest.version();
@@ -36,9 +37,10 @@ public record ManifestState(String branch, TableSnapshot manifest, SortedMap<Str
 
     /**
      * This state as the publish that replaced {@code updates}' table rows and this branch's head row (with
-     * {@code commitId}) leaves it at manifest version {@code landed}: what a fresh load of {@code landed} returns.
+     * {@code commitId}, stamped with {@code epoch}) leaves it at manifest version {@code landed}: what a fresh load of
+     * {@code landed} returns.
      */
-    ManifestState afterPublish(TableSnapshot landed, List<TableEntry> updates, String commitId) {
+    ManifestState afterPublish(TableSnapshot landed, List<TableEntry> updates, String commitId, long epoch) {
         TreeMap<String, TableEntry> nextTables = new TreeMap<>(tables);
         // Table rows are keyed by object id, so an update may carry a row under a new key (a rename): the old key goes.
         updates.forEach(update -> {
@@ -47,6 +49,7 @@ public record ManifestState(String branch, TableSnapshot manifest, SortedMap<Str
         });
         Map<String, String> nextHeads = new HashMap<>(heads);
         nextHeads.put(branch, commitId);
-        return new ManifestState(branch, landed, Collections.unmodifiableSortedMap(nextTables), Map.copyOf(nextHeads));
+        return new ManifestState(branch, landed, Collections.unmodifiableSortedMap(nextTables), Map.copyOf(nextHeads),
+                epoch);
     }
 }

@@ -135,11 +135,15 @@ public final class ManifestStore {
 
     private ManifestState reconstruct(String graphBranch, TableSnapshot snapshot, List<Map<String, Object>> rows) {
         Integer stamp = null;
+        long epoch = 0;
         TreeMap<String, TableEntry> byKey = new TreeMap<>();
         Map<String, String> heads = new HashMap<>();
         for (Map<String, Object> row : rows) {
             switch (ManifestRows.type(row)) {
-                case TYPE_STAMP -> stamp = stampOf(row);
+                case TYPE_STAMP -> {
+                    stamp = stampOf(row);
+                    epoch = ManifestRows.stampEpoch(row);
+                }
                 case TYPE_TABLE -> {
                     TableEntry entry = ManifestRows.tableEntry(row);
                     TableEntry clash = byKey.put(entry.tableKey(), entry);
@@ -159,7 +163,8 @@ public final class ManifestStore {
                     + " root is half-initialised (an interrupted init?); remove " + root + " and run init again");
         }
         requireServedStamp(stamp);
-        return new ManifestState(graphBranch, snapshot, java.util.Collections.unmodifiableSortedMap(byKey), Map.copyOf(heads));
+        return new ManifestState(graphBranch, snapshot, java.util.Collections.unmodifiableSortedMap(byKey), Map.copyOf(heads),
+                epoch);
     }
 
     private int stampOf(Map<String, Object> row) {
