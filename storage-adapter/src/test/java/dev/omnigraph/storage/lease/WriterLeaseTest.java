@@ -110,6 +110,45 @@ class WriterLeaseTest {
         holder.release().block();
     }
 
+    /** The store, telling {@code renewed} each time a conditional replace lands (the test waits on it, not on time). */
+    private ObjectStore signalling(java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CountDownLatch> renewed) {
+        ObjectStore store = files;
+        return new ObjectStore() {
+            @Override public reactor.core.publisher.Mono<Void> put(String key, byte[] bytes) { return store.put(key, bytes); }
+            @Override public reactor.core.publisher.Mono<Boolean> putIfAbsent(String key, byte[] bytes) { return store.putIfAbsent(key, bytes); }
+            @Override public reactor.core.publisher.Mono<java.util.Optional<byte[]>> get(String key) { return store.get(key); }
+            @Override public reactor.core.publisher.Mono<List<String>> list(String prefix) { return store.list(prefix); }
+            @Override public reactor.core.publisher.Mono<Boolean> delete(String key) { return store.delete(key); }
+            @Override public reactor.core.publisher.Mono<Boolean> exists(String key) { return store.exists(key); }
+            @Override public String rootUri() { return store.rootUri(); }
+            @Override public reactor.core.publisher.Mono<java.util.Optional<Versioned>> getVersioned(String key) { return store.getVersioned(key); }
+
+            @Override
+            public reactor.core.publisher.Mono<Boolean> replaceIf(String key, String expectedVersion, byte[] bytes) {
+                return store.replaceIf(key, expectedVersion, bytes).doOnNext(landed -> {
+                    if (landed) {
+                        renewed.get().countDown();
+                    }
+                });
+            }
+        };
+    }
+
+    @Test
+    void theRenewalTimerExtendsTheLeaseWhileTheHandleIsOpen() throws Exception {
+        var renewed = new java.util.concurrent.atomic.AtomicReference<>(new java.util.concurrent.CountDownLatch(1));
+        WriterTenure holder = WriterLease.share(signalling(renewed),
+                owner(11).renewingEvery(Duration.ofMillis(50))).block();
+        clock.advance(LEASE.minusMinutes(1));
+        // Renewals are serial, so the second to land after the clock moved read the moved clock.
+        renewed.set(new java.util.concurrent.CountDownLatch(2));
+        assertThat(renewed.get().await(60, TimeUnit.SECONDS)).as("two renewals landed").isTrue();
+        clock.advance(Duration.ofMinutes(5)); // past the first expiry, within the renewed one
+        holder.requireHeld();
+        assertThatThrownBy(() -> WriterLease.share(files, owner(22)).block()).isInstanceOf(Conflict.class);
+        holder.release().block();
+    }
+
     @Test
     void aWaitingOpenGetsTheLeaseWhenTheHolderReleasesIt() throws Exception {
         WriterTenure holder = WriterLease.share(files, owner(11)).block();
