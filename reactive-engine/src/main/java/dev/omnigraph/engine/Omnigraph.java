@@ -50,6 +50,7 @@ import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.ValidText;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.Conflict;
+import dev.omnigraph.storage.error.LeaseLost;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.BranchIdentity;
@@ -92,6 +93,8 @@ public final class Omnigraph implements AutoCloseable {
     private volatile QueryLimits queryLimits = QueryLimits.DEFAULT;
     /** This handle's share of the root's writer tenure (OS lock or lease); null on a read-only handle. */
     private final WriterTenure tenure;
+    /** Set on a follower (read-only because another process holds the root): that process, for write refusals. */
+    private volatile String writerElsewhere;
     private volatile IdempotencySettings idempotency = IdempotencySettings.fromEnvironment();
 
     private Omnigraph(Path root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
@@ -187,6 +190,20 @@ public final class Omnigraph implements AutoCloseable {
      * instead of the OS lock.
      */
     public static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode, LeaseSettings lease) {
+        return open(services, root, mode, lease, false);
+    }
+
+    /**
+     * For servers: read-write when this process can hold the root; when another process holds it, a read-only
+     * <em>follower</em> that serves reads and refuses writes with {@code lease_lost} (503) naming the holder, so
+     * clients send writes there. A follower never takes over by itself: open again (servers do so periodically).
+     */
+    public static Mono<Omnigraph> openServing(StorageServices services, Path root, LeaseSettings lease) {
+        return open(services, root, OpenMode.READ_WRITE, lease, true);
+    }
+
+    private static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode, LeaseSettings lease,
+                                        boolean follow) {
         return services.scheduler().call(() -> {
             if (!Files.isDirectory(root)) {
                 throw new NotFound("graph", root.getFileName() == null ? "" : root.getFileName().toString(),
@@ -195,10 +212,19 @@ public final class Omnigraph implements AutoCloseable {
             return canonical(root);
         }).flatMap(canonical -> {
             ObjectStore files = services.objectStore(canonical);
-            return mode == OpenMode.READ_WRITE
-                    ? WriterTenure.acquire(files, Optional.of(canonical), lease, services.scheduler())
-                            .flatMap(held -> open(services, canonical, mode, files, held))
-                    : open(services, canonical, mode, files, null);
+            if (mode != OpenMode.READ_WRITE) {
+                return open(services, canonical, mode, files, null);
+            }
+            Mono<WriterTenure> tenure = WriterTenure.acquire(files, Optional.of(canonical), lease, services.scheduler());
+            if (!follow) {
+                return tenure.flatMap(held -> open(services, canonical, mode, files, held));
+            }
+            // Only a refusal of the tenure itself makes a follower: every other conflict is the open's own.
+            return tenure.<Object>map(held -> held)
+                    .onErrorResume(Conflict.class, refused -> Mono.just(refused))
+                    .flatMap(taken -> taken instanceof WriterTenure held ? open(services, canonical, mode, files, held)
+                            : open(services, canonical, OpenMode.READ_ONLY, files, null)
+                                    .doOnNext(graph -> graph.writerElsewhere = ((Conflict) taken).getMessage()));
         });
     }
 
@@ -268,6 +294,22 @@ public final class Omnigraph implements AutoCloseable {
     /** The canonical root directory of this graph (absolute, symlinks resolved). */
     public Path root() {
         return root;
+    }
+
+    /**
+     * Whether this handle can no longer write because its process lost the writer lease (a server then opens the
+     * graph again, as a follower or, once the lease is free, as the writer). No storage call.
+     */
+    public boolean writerTenureLost() {
+        if (tenure == null) {
+            return false;
+        }
+        try {
+            tenure.requireHeld();
+            return false;
+        } catch (LeaseLost lost) {
+            return true;
+        }
     }
 
     /** Whether this handle may write. */
@@ -638,6 +680,13 @@ public final class Omnigraph implements AutoCloseable {
 
     /** Refuses writes on a read-only handle before any work. */
     void requireWritable(String operation) {
+        String holder = writerElsewhere;
+        if (holder != null) {
+            throw new LeaseLost(0, operation + " refused: this process serves the graph read-only because " + holder);
+        }
+        if (tenure != null) {
+            tenure.requireHeld(); // a handle whose lease is known lost stops writing at once
+        }
         if (mode != OpenMode.READ_WRITE) {
             throw new BadRequest(operation + " needs a read-write handle; " + root + " was opened read-only");
         }

@@ -99,6 +99,38 @@ class FencedWriterTest {
     }
 
     @Test
+    void aServerOnAHeldRootFollowsItServingReadsAndRefusingWritesWithTheHolderNamed() {
+        Omnigraph.init(services, root, SOCIAL).block().close();
+        Omnigraph writer = Omnigraph.open(services, root, OpenMode.READ_WRITE, process(1, clock)).block();
+        add(writer, "Ada");
+
+        Omnigraph follower = Omnigraph.openServing(services, root, process(2, clock)).block();
+        assertThat(follower.mode()).isEqualTo(OpenMode.READ_ONLY);
+        assertThat(people(follower)).containsExactly("Ada");
+        assertThatThrownBy(() -> add(follower, "Bob")).isInstanceOf(LeaseLost.class)
+                .hasMessageContaining("process 1 on host host-1")
+                .satisfies(e -> assertThat(((LeaseLost) e).code().httpStatus()).isEqualTo(503));
+
+        writer.close();
+        try (Omnigraph next = Omnigraph.openServing(services, root, process(2, clock)).block()) {
+            assertThat(next.mode()).isEqualTo(OpenMode.READ_WRITE);
+            add(next, "Bob");
+            assertThat(people(next)).containsExactly("Ada", "Bob");
+        }
+    }
+
+    @Test
+    void aWriterThatKnowsItsLeaseExpiredStopsWritingAtOnce() {
+        Omnigraph.init(services, root, SOCIAL).block().close();
+        try (Omnigraph writer = Omnigraph.open(services, root, OpenMode.READ_WRITE, process(1, clock)).block()) {
+            clock.advance(LEASE.plusSeconds(1));
+            assertThat(writer.writerTenureLost()).isTrue();
+            assertThatThrownBy(() -> add(writer, "Ada")).isInstanceOf(LeaseLost.class)
+                    .hasMessageContaining("expired unrenewed");
+        }
+    }
+
+    @Test
     void aClosedHolderHandsTheLeaseOnAtOnceWithTheNextEpoch() {
         Omnigraph.init(services, root, SOCIAL).block().close();
         Omnigraph first = Omnigraph.open(services, root, OpenMode.READ_WRITE, process(1, clock)).block();

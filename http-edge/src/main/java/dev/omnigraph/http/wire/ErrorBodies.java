@@ -126,6 +126,8 @@ public final class ErrorBodies {
             d.put("reason", r.reason().wireName());
             d.put("graph_commit_id", r.graphCommitId());
             r.typeName().ifPresent(name -> d.put("type_name", name));
+        } else if (e instanceof dev.omnigraph.storage.error.LeaseLost l) {
+            body.putObject("lease_lost").put("writer_epoch", l.epoch());
         } else if (e instanceof ChangeFeedGap g) {
             ObjectNode d = body.putObject("change_feed_gap");
             d.put("first_unreadable_commit_id", g.firstUnreadableCommitId());

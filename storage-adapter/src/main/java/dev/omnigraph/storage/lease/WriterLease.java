@@ -59,6 +59,10 @@ public final class WriterLease {
 
     /** This process's share of the lease on {@code files}' root: joins a held one, else takes it. */
     static Mono<WriterTenure> share(ObjectStore files, LeaseSettings settings) {
+        return Mono.defer(() -> join(files, settings));
+    }
+
+    private static Mono<WriterTenure> join(ObjectStore files, LeaseSettings settings) {
         String key = files.rootUri() + "\n" + settings.owner();
         Entry entry;
         synchronized (HELD) {
