@@ -181,7 +181,9 @@ public final class Omnigraph implements AutoCloseable {
      * ({@link LeaseSettings#fromEnvironment()}).
      */
     public static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode) {
-        return Mono.defer(() -> open(services, root, mode, LeaseSettings.fromEnvironment()));
+        // Only a read-write open reads the lease settings: a read-only one takes nothing and never waits.
+        return Mono.defer(() -> open(services, root, mode,
+                mode == OpenMode.READ_WRITE ? LeaseSettings.fromEnvironment() : LeaseSettings.defaults()));
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.omnigraph.engine;
 import static dev.omnigraph.engine.EngineFixture.SOCIAL;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.omnigraph.storage.error.Conflict;
 import dev.omnigraph.storage.lease.LeaseSettings;
 import dev.omnigraph.storage.testing.ChildJvm;
 import java.io.BufferedReader;
@@ -29,28 +28,6 @@ class WriterLeaseProcessesTest {
     StorageServices services;
     Path root;
 
-    /** Child JVM: opens read-write; prints OPEN pid and holds until stdin closes, or prints REFUSED and the reason. */
-    public static final class Contender {
-        public static void main(String[] args) throws Exception {
-            Omnigraph graph;
-            try {
-                graph = Omnigraph.open(Path.of(args[0]), OpenMode.READ_WRITE).block();
-            } catch (Conflict refused) {
-                System.out.println("REFUSED " + refused.getMessage());
-                System.out.flush();
-                System.exit(3);
-                return;
-            }
-            System.out.println("OPEN " + ProcessHandle.current().pid());
-            System.out.flush();
-            while (System.in.read() != -1) {
-                // hold the lease until the parent closes our stdin
-            }
-            graph.close();
-            System.exit(0);
-        }
-    }
-
     @BeforeEach
     void setUp() {
         services = EngineFixture.services();
@@ -65,8 +42,8 @@ class WriterLeaseProcessesTest {
     @Test
     void twoProcessesRaceExactlyOneHoldsAndAWaiterGetsTheLeaseWhenItCloses() throws Exception {
         Omnigraph.init(services, root, SOCIAL).block().close();
-        Process one = ChildJvm.start(Contender.class, dir.resolve("tmp1"), List.of(root.toString()), LEASE_ENV);
-        Process two = ChildJvm.start(Contender.class, dir.resolve("tmp2"), List.of(root.toString()), LEASE_ENV);
+        Process one = ChildJvm.start(SingleWriterTest.ReadWriteHolder.class, dir.resolve("tmp1"), List.of(root.toString()), LEASE_ENV);
+        Process two = ChildJvm.start(SingleWriterTest.ReadWriteHolder.class, dir.resolve("tmp2"), List.of(root.toString()), LEASE_ENV);
         try {
             String first = verdict(one);
             String second = verdict(two);

@@ -1,6 +1,7 @@
 package dev.omnigraph.storage.lease;
 
 import dev.omnigraph.storage.RootLock;
+import dev.omnigraph.storage.error.BadRequest;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -12,7 +13,7 @@ import java.util.Map;
  * for a held lease before it is refused (zero: refuse at once); {@code pollEvery}: how often a waiting open looks
  * again. {@code objectLease}: take the lease object even on a local root (shared filesystems whose OS locks are
  * not reliable, and tests); otherwise local roots use the OS file lock. {@code owner} names this process in the
- * lease; {@code clock} judges expiry (tests move it instead of sleeping).
+ * lease; {@code clock} judges expiry (tests move it instead of sleeping). Nonsense values are a {@code BadRequest}.
  */
 public record LeaseSettings(Duration duration, Duration renewEvery, Duration waitFor, Duration pollEvery,
                             boolean objectLease, RootLock.Holder owner, Clock clock) {
@@ -28,11 +29,11 @@ public record LeaseSettings(Duration duration, Duration renewEvery, Duration wai
         requirePositive("lease renewal interval", renewEvery);
         requirePositive("lease poll interval", pollEvery);
         if (renewEvery.compareTo(duration) >= 0) {
-            throw new IllegalArgumentException("the lease must be renewed more often than it lasts: renewal every "
+            throw new BadRequest("the lease must be renewed more often than it lasts: renewal every "
                     + renewEvery + ", duration " + duration);
         }
         if (waitFor.isNegative()) {
-            throw new IllegalArgumentException("the lease wait must not be negative, got " + waitFor);
+            throw new BadRequest("the lease wait must not be negative, got " + waitFor);
         }
     }
 
@@ -59,7 +60,7 @@ public record LeaseSettings(Duration duration, Duration renewEvery, Duration wai
         settings = settings.waiting(duration(env, ENV_WAIT, Duration.ZERO));
         String mode = env.getOrDefault(ENV_MODE, "auto").trim();
         if (!mode.equals("auto") && !mode.equals("object")) {
-            throw new IllegalArgumentException(ENV_MODE + " must be 'auto' or 'object', got '" + mode + "'");
+            throw new BadRequest(ENV_MODE + " must be 'auto' or 'object', got '" + mode + "'");
         }
         return mode.equals("object") ? settings.withObjectLease() : settings;
     }
@@ -101,13 +102,13 @@ public record LeaseSettings(Duration duration, Duration renewEvery, Duration wai
         try {
             return Duration.parse(value.trim());
         } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException(name + " must be an ISO-8601 duration such as PT30S, got '" + value + "'");
+            throw new BadRequest(name + " must be an ISO-8601 duration such as PT30S, got '" + value + "'");
         }
     }
 
     private static void requirePositive(String what, Duration value) {
         if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException("the " + what + " must be positive, got " + value);
+            throw new BadRequest("the " + what + " must be positive, got " + value);
         }
     }
 }

@@ -78,6 +78,12 @@ public final class WriterLease {
                 .onErrorResume(failure -> {
                     leave(key, joined);
                     return Mono.error(failure);
+                })
+                // An open abandoned while it waited: if it was the last, the lease is given back once taken.
+                .doOnCancel(() -> {
+                    if (leave(key, joined)) {
+                        joined.lease.flatMap(WriterLease::giveBack).subscribe(done -> { }, failure -> { });
+                    }
                 });
     }
 

@@ -175,11 +175,11 @@ class WriterLeaseTest {
     @Test
     void settingsRefuseNonsense() {
         assertThatThrownBy(() -> LeaseSettings.of(Duration.ofSeconds(10)).renewingEvery(Duration.ofSeconds(10)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("renewed more often");
+                .isInstanceOf(dev.omnigraph.storage.error.BadRequest.class).hasMessageContaining("renewed more often");
         assertThatThrownBy(() -> LeaseSettings.fromEnvironment(java.util.Map.of(LeaseSettings.ENV_DURATION, "soon")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(LeaseSettings.ENV_DURATION);
+                .isInstanceOf(dev.omnigraph.storage.error.BadRequest.class).hasMessageContaining(LeaseSettings.ENV_DURATION);
         assertThatThrownBy(() -> LeaseSettings.fromEnvironment(java.util.Map.of(LeaseSettings.ENV_MODE, "nfs")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'auto' or 'object'");
+                .isInstanceOf(dev.omnigraph.storage.error.BadRequest.class).hasMessageContaining("'auto' or 'object'");
         LeaseSettings parsed = LeaseSettings.fromEnvironment(java.util.Map.of(LeaseSettings.ENV_DURATION, "PT6S",
                 LeaseSettings.ENV_WAIT, "PT1M", LeaseSettings.ENV_MODE, "object"));
         assertThat(parsed.renewEvery()).isEqualTo(Duration.ofSeconds(2));
