@@ -37,7 +37,10 @@ import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.recovery.SidecarStore;
 import dev.omnigraph.storage.Failpoints;
-import dev.omnigraph.storage.RootLock;
+import dev.omnigraph.storage.WriterFence;
+import dev.omnigraph.storage.lease.LeaseSettings;
+import dev.omnigraph.storage.lease.WriterTenure;
+import dev.omnigraph.storage.manifest.ManifestFence;
 import java.nio.ByteBuffer;
 import reactor.core.scheduler.Schedulers;
 import dev.omnigraph.engine.schema.CatalogTable;
@@ -49,6 +52,7 @@ import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.ValidText;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.Conflict;
+import dev.omnigraph.storage.error.LeaseLost;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.BranchIdentity;
@@ -91,22 +95,24 @@ public final class Omnigraph implements AutoCloseable {
     private final SidecarStore sidecars;
     private volatile WriteLimits limits = WriteLimits.DEFAULT;
     private volatile QueryLimits queryLimits = QueryLimits.DEFAULT;
-    /** This handle's share of the root's single-writer lock; null on a read-only handle. */
-    private final RootLock writerLock;
+    /** This handle's share of the root's writer tenure (OS lock or lease); null on a read-only handle. */
+    private final WriterTenure tenure;
+    /** Set on a follower (read-only because another process holds the root): that process, for write refusals. */
+    private volatile String writerElsewhere;
     private volatile IdempotencySettings idempotency = IdempotencySettings.fromEnvironment();
 
     private Omnigraph(Path root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
-                      SchemaFiles.Accepted schema, RootLock writerLock) {
+                      SchemaFiles.Accepted schema, WriterTenure tenure) {
         this.root = root;
-        this.writerLock = writerLock;
+        this.tenure = tenure;
         this.mode = mode;
         this.services = services;
         this.files = files;
         this.manifest = manifest;
-        this.publisher = new ManifestBatchPublisher(manifest);
+        this.publisher = new ManifestBatchPublisher(manifest, tenure == null ? WriterFence.NONE : tenure);
         this.schema = schema;
-        // A read-write handle holds the writer lock, so it may answer sidecar listings from the shared view.
-        this.sidecars = writerLock == null ? new SidecarStore(files, failpoints)
+        // A read-write handle holds the writer tenure, so it may answer sidecar listings from the shared view.
+        this.sidecars = tenure == null ? new SidecarStore(files, failpoints)
                 : SidecarStore.shared(root.toString(), files, failpoints);
     }
 
@@ -128,6 +134,16 @@ public final class Omnigraph implements AutoCloseable {
 
     /** As {@link #init(StorageServices, Path, String)}, with the failpoints ({@code init.*}) a test armed. */
     static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource, Failpoints failpoints) {
+        return init(services, root, schemaSource, failpoints, LeaseSettings.fromEnvironment());
+    }
+
+    /** As {@link #init(StorageServices, Path, String)}, holding the new root with {@code lease}. */
+    public static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource, LeaseSettings lease) {
+        return init(services, root, schemaSource, Failpoints.fromEnvironment(), lease);
+    }
+
+    private static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource, Failpoints failpoints,
+                                        LeaseSettings lease) {
         return Mono.defer(() -> {
             // Compile before any I/O: a bad schema changes nothing on disk.
             SchemaFiles.Accepted accepted = SchemaFiles.Accepted.compile(schemaSource,
@@ -140,11 +156,13 @@ public final class Omnigraph implements AutoCloseable {
                 Path canonical = made.getKey();
                 ObjectStore files = services.objectStore(canonical);
                 ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
-                // The writer lock is taken once the graph exists: a failed init leaves no lock file behind.
+                // The writer tenure is taken once the graph exists: a failed init leaves no lock file behind.
                 return new GraphInit(services, canonical, made.getValue(), accepted, failpoints, files, manifest).run()
-                        .then(services.scheduler().call(() -> RootLock.acquire(canonical)))
-                        .map(lock -> new Omnigraph(canonical, OpenMode.READ_WRITE, services, files, manifest, accepted,
-                                lock).labelSchema(0));
+                        .then(WriterTenure.acquire(files, Optional.of(canonical), lease, services.scheduler()))
+                        .flatMap(held -> ManifestFence.establish(manifest, held)
+                                .onErrorResume(failure -> held.release().then(Mono.error(failure)))
+                                .thenReturn(new Omnigraph(canonical, OpenMode.READ_WRITE, services, files, manifest,
+                                        accepted, held).labelSchema(0)));
             });
         });
     }
@@ -160,47 +178,91 @@ public final class Omnigraph implements AutoCloseable {
      * Opens an existing graph: checks the storage stamp, the schema contract files, and that the manifest's
      * registered tables are exactly the schema's. A read-only open writes nothing at all and takes no lock.
      *
-     * <p>A read-write open first takes the root's single-writer lock ({@link RootLock}): handles in this process
-     * share it, and a second process is refused at once with a {@code conflict} naming the holder, because its
-     * recovery sweep would otherwise run underneath the holder's in-flight writes.
+     * <p>A read-write open first takes the root's writer tenure ({@link WriterTenure}: the OS lock of a local root,
+     * else the lease object): handles in this process share it, and a second process is refused with a
+     * {@code conflict} naming the holder (after waiting, if the lease settings say so), because its recovery sweep
+     * would otherwise run underneath the holder's in-flight writes. Settings come from the environment
+     * ({@link LeaseSettings#fromEnvironment()}).
      */
     public static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode) {
+        // Only a read-write open reads the lease settings: a read-only one takes nothing and never waits.
+        return Mono.defer(() -> open(services, root, mode,
+                mode == OpenMode.READ_WRITE ? LeaseSettings.fromEnvironment() : LeaseSettings.defaults()));
+    }
+
+    /**
+     * As {@link #open(StorageServices, Path, OpenMode)}, holding the root with {@code lease} when read-write: the
+     * lease duration and renewal, how long to wait for a held root, and whether a local root takes the lease object
+     * instead of the OS lock.
+     */
+    public static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode, LeaseSettings lease) {
+        return open(services, root, mode, lease, false);
+    }
+
+    /**
+     * For servers: read-write when this process can hold the root; when another process holds it, a read-only
+     * <em>follower</em> that serves reads and refuses writes with {@code lease_lost} (503) naming the holder, so
+     * clients send writes there. A follower never takes over by itself: open again (servers do so periodically).
+     */
+    public static Mono<Omnigraph> openServing(StorageServices services, Path root, LeaseSettings lease) {
+        return open(services, root, OpenMode.READ_WRITE, lease, true);
+    }
+
+    private static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode, LeaseSettings lease,
+                                        boolean follow) {
         return services.scheduler().call(() -> {
             if (!Files.isDirectory(root)) {
                 throw new NotFound("graph", root.getFileName() == null ? "" : root.getFileName().toString(),
                         "no graph at " + root + ": the directory does not exist");
             }
-            Path canonical = canonical(root);
-            return Map.entry(canonical, Optional.ofNullable(mode == OpenMode.READ_WRITE ? RootLock.acquire(canonical) : null));
-        }).flatMap(held -> {
-            Path canonical = held.getKey();
-            RootLock lock = held.getValue().orElse(null);
+            return canonical(root);
+        }).flatMap(canonical -> {
             ObjectStore files = services.objectStore(canonical);
-            ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
-            // A read-write open first finishes or undoes an interrupted schema apply: until then the contract
-            // files and the manifest may disagree.
-            Mono<Void> schemaRecovery = mode == OpenMode.READ_WRITE
-                    ? manifest.load(GraphBranches.MAIN).onErrorResume(NotFound.class, missing -> Mono.empty())
-                            .flatMap(found -> SchemaEvolution.recover(services, canonical, files, manifest))
-                    : Mono.empty();
-            Mono<Omnigraph> opened = schemaRecovery.then(manifest.load(GraphBranches.MAIN))
-                    .onErrorResume(NotFound.class, missing -> explainMissingManifest(files, canonical, missing))
-                    .flatMap(state -> SchemaFiles.read(files).map(accepted -> {
-                        requireRegistrationsMatch(canonical, accepted.catalog(), state);
-                        return new Omnigraph(canonical, mode, services, files, manifest, accepted, lock)
-                                .labelSchema(state.manifestVersion());
-                    }).onErrorResume(StorageFault.class, mismatch -> SchemaEvolution.explainInterrupted(files, mismatch)))
-                    // A read-write open resolves every pending sidecar before anything else may write.
-                    .flatMap(graph -> mode == OpenMode.READ_WRITE
-                            ? new RecoveryCoordinator(graph.writeContext()).sweep().thenReturn(graph)
-                            : Mono.just(graph));
-            if (lock == null) {
-                return opened;
+            if (mode != OpenMode.READ_WRITE) {
+                return open(services, canonical, mode, files, null);
             }
-            // A failed or abandoned open gives its share of the lock back.
-            return opened.onErrorResume(failure -> services.scheduler().run(lock::close).then(Mono.error(failure)))
-                    .doOnCancel(() -> services.scheduler().run(lock::close).subscribe());
+            Mono<WriterTenure> tenure = WriterTenure.acquire(files, Optional.of(canonical), lease, services.scheduler());
+            if (!follow) {
+                return tenure.flatMap(held -> open(services, canonical, mode, files, held));
+            }
+            // Only a refusal of the tenure itself makes a follower: every other conflict is the open's own.
+            return tenure.<Object>map(held -> held)
+                    .onErrorResume(Conflict.class, refused -> Mono.just(refused))
+                    .flatMap(taken -> taken instanceof WriterTenure held ? open(services, canonical, mode, files, held)
+                            : open(services, canonical, OpenMode.READ_ONLY, files, null)
+                                    .doOnNext(graph -> graph.writerElsewhere = ((Conflict) taken).getMessage()));
         });
+    }
+
+    /** The open itself, once a read-write open holds the root ({@code tenure}; null when read-only). */
+    private static Mono<Omnigraph> open(StorageServices services, Path canonical, OpenMode mode, ObjectStore files,
+                                        WriterTenure tenure) {
+        ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
+        // A read-write open first finishes or undoes an interrupted schema apply: until then the contract
+        // files and the manifest may disagree.
+        Mono<Void> schemaRecovery = mode == OpenMode.READ_WRITE
+                ? manifest.load(GraphBranches.MAIN).onErrorResume(NotFound.class, missing -> Mono.empty())
+                        .flatMap(found -> SchemaEvolution.recover(services, canonical, files, manifest, tenure))
+                : Mono.empty();
+        // A lease holder fences the manifest before anything publishes or rolls back (the sweep included).
+        Mono<Void> fenced = tenure == null ? Mono.empty() : ManifestFence.establish(manifest, tenure);
+        Mono<Omnigraph> opened = fenced.then(schemaRecovery).then(manifest.load(GraphBranches.MAIN))
+                .onErrorResume(NotFound.class, missing -> explainMissingManifest(files, canonical, missing))
+                .flatMap(state -> SchemaFiles.read(files).map(accepted -> {
+                    requireRegistrationsMatch(canonical, accepted.catalog(), state);
+                    return new Omnigraph(canonical, mode, services, files, manifest, accepted, tenure)
+                            .labelSchema(state.manifestVersion());
+                }).onErrorResume(StorageFault.class, mismatch -> SchemaEvolution.explainInterrupted(files, mismatch)))
+                // A read-write open resolves every pending sidecar before anything else may write.
+                .flatMap(graph -> mode == OpenMode.READ_WRITE
+                        ? new RecoveryCoordinator(graph.writeContext()).sweep().thenReturn(graph)
+                        : Mono.just(graph));
+        if (tenure == null) {
+            return opened;
+        }
+        // A failed or abandoned open gives its share of the tenure back.
+        return opened.onErrorResume(failure -> tenure.release().then(Mono.error(failure)))
+                .doOnCancel(() -> tenure.release().subscribe());
     }
 
     /** A root without a manifest is either not a graph or the remains of an interrupted init. */
@@ -281,6 +343,22 @@ public final class Omnigraph implements AutoCloseable {
     /** The canonical root directory of this graph (absolute, symlinks resolved). */
     public Path root() {
         return root;
+    }
+
+    /**
+     * Whether this handle can no longer write because its process lost the writer lease (a server then opens the
+     * graph again, as a follower or, once the lease is free, as the writer). No storage call.
+     */
+    public boolean writerTenureLost() {
+        if (tenure == null) {
+            return false;
+        }
+        try {
+            tenure.requireHeld();
+            return false;
+        } catch (LeaseLost lost) {
+            return true;
+        }
     }
 
     /** Whether this handle may write. */
@@ -714,6 +792,13 @@ public final class Omnigraph implements AutoCloseable {
 
     /** Refuses writes on a read-only handle before any work. */
     void requireWritable(String operation) {
+        String holder = writerElsewhere;
+        if (holder != null) {
+            throw new LeaseLost(0, operation + " refused: this process serves the graph read-only because " + holder);
+        }
+        if (tenure != null) {
+            tenure.requireHeld(); // a handle whose lease is known lost stops writing at once
+        }
         if (mode != OpenMode.READ_WRITE) {
             throw new BadRequest(operation + " needs a read-write handle; " + root + " was opened read-only");
         }
@@ -734,13 +819,13 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     /**
-     * Gives back this handle's share of the root's writer lock (the process keeps the lock while any other
+     * Gives back this handle's share of the root's writer tenure (the process keeps it while any other
      * read-write handle on the root is open). Storage services are shared and stay up. Closing twice is harmless.
      */
     @Override
     public void close() {
-        if (writerLock != null) {
-            writerLock.close();
+        if (tenure != null) {
+            tenure.close();
         }
     }
 }

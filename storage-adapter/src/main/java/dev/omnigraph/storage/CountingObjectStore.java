@@ -59,6 +59,16 @@ public final class CountingObjectStore implements ObjectStore {
     }
 
     @Override
+    public Mono<Optional<Versioned>> getVersioned(String key) {
+        return counted(StorageCallCounter.Call.OBJECT_GET, () -> delegate.getVersioned(key));
+    }
+
+    @Override
+    public Mono<Boolean> replaceIf(String key, String expectedVersion, byte[] bytes) {
+        return counted(StorageCallCounter.Call.OBJECT_REPLACE_IF, () -> delegate.replaceIf(key, expectedVersion, bytes));
+    }
+
+    @Override
     public String rootUri() {
         return delegate.rootUri();
     }

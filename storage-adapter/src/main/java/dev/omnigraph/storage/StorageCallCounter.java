@@ -33,7 +33,7 @@ public final class StorageCallCounter {
         BRANCH("branch"),
         /** indexNames, createIndex. */
         INDEX("index"),
-        OBJECT_GET("obj.get"), OBJECT_PUT("obj.put"), OBJECT_PUT_IF_ABSENT("obj.putIfAbsent"),
+        OBJECT_GET("obj.get"), OBJECT_PUT("obj.put"), OBJECT_PUT_IF_ABSENT("obj.putIfAbsent"), OBJECT_REPLACE_IF("obj.replaceIf"),
         OBJECT_LIST("obj.list"), OBJECT_DELETE("obj.delete"), OBJECT_EXISTS("obj.exists");
 
         private final String label;

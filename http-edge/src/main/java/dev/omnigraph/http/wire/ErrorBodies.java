@@ -127,6 +127,8 @@ public final class ErrorBodies {
             d.put("reason", r.reason().wireName());
             d.put("graph_commit_id", r.graphCommitId());
             r.typeName().ifPresent(name -> d.put("type_name", name));
+        } else if (e instanceof dev.omnigraph.storage.error.LeaseLost l) {
+            body.putObject("lease_lost").put("writer_epoch", l.epoch());
         } else if (e instanceof ChangeFeedGap g) {
             ObjectNode d = body.putObject("change_feed_gap");
             d.put("first_unreadable_commit_id", g.firstUnreadableCommitId());
@@ -154,7 +156,7 @@ public final class ErrorBodies {
             case PARSE_ERROR, VALIDATION_ERROR, BAD_REQUEST, RESOURCE_LIMIT -> "bad_request";
             case NOT_FOUND -> "not_found";
             case KEY_CONFLICT, READ_SET_CONFLICT, MANIFEST_CONFLICT, CONFLICT, IDEMPOTENCY_KEY_REUSED -> "conflict";
-            case PRECONDITION_FAILURE, RECOVERY_REQUIRED, QUERY_TIMEOUT, CHANGE_FEED_GAP -> null;
+            case PRECONDITION_FAILURE, RECOVERY_REQUIRED, QUERY_TIMEOUT, CHANGE_FEED_GAP, LEASE_LOST -> null;
             case CHANGE_DIFF_REFUSAL, MERGE_CONFLICTS -> "conflict";
             case STORAGE_OVERLOADED -> "too_many_requests";
             case UNSUPPORTED_STAMP, STORAGE_FAULT -> "internal";

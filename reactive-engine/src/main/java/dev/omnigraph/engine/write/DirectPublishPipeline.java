@@ -357,6 +357,7 @@ public final class DirectPublishPipeline {
         return recoveryBarrier(request.branch())
                 .then(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()))
                 .flatMap(fresh -> {
+                    ctx.publisher().requireFenced(fresh.state()); // a lost writer tenure stops before any effect
                     checkPrecondition(request.ifGraphCommit(), fresh);
                     if (!token.sameAuthority(fresh)) {
                         ReadSetChanged moved = new ReadSetChanged("graph_head:" + request.branch(),

@@ -2,6 +2,8 @@ package dev.omnigraph.storage.manifest;
 
 import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.TableSnapshot;
+import dev.omnigraph.storage.WriterFence;
+import dev.omnigraph.storage.error.LeaseLost;
 import dev.omnigraph.storage.error.CommitConflict;
 import dev.omnigraph.storage.error.ManifestConflict;
 import dev.omnigraph.storage.error.ReadSetChanged;
@@ -23,6 +25,9 @@ import reactor.core.publisher.Mono;
  * times. An exact-head request therefore never re-parents: after a lost race its re-check fails with
  * {@link ReadSetChanged} ({@code graph_head:<branch>}); other broken expectations (branch identity, table pins)
  * with {@link ManifestConflict}. Only {@link ExpectedHead.Any} requests land on a moved head.
+ *
+ * <p>Every publish writes its writer tenure's epoch into the stamp row and refuses a manifest stamped with a higher
+ * one ({@link LeaseLost}): the same CAS that orders publishes makes the epoch check exact, at no extra storage call.
  */
 public final class ManifestBatchPublisher {
     public static final int PUBLISHER_RETRY_BUDGET = 5;
@@ -31,9 +36,30 @@ public final class ManifestBatchPublisher {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ManifestBatchPublisher.class);
 
     private final ManifestStore store;
+    private final WriterFence fence;
 
+    /** A publisher outside any writer tenure (epoch 0): tests and tools on a manifest no tenure has fenced. */
     public ManifestBatchPublisher(ManifestStore store) {
+        this(store, WriterFence.NONE);
+    }
+
+    /** A publisher of the writer tenure {@code fence}: each publish carries its epoch and is refused once outranked. */
+    public ManifestBatchPublisher(ManifestStore store, WriterFence fence) {
         this.store = store;
+        this.fence = fence;
+    }
+
+    /**
+     * Refuses with {@link LeaseLost} when this process's tenure is known to be gone, or when {@code state} carries a
+     * higher writer epoch than this publisher's (a newer holder fenced the manifest). No storage call: writers call
+     * it on the state their recheck just loaded, so a lost holder stops before its first effect.
+     */
+    public void requireFenced(ManifestState state) {
+        fence.requireHeld();
+        if (state.writerEpoch() > fence.epoch()) {
+            throw new LeaseLost(fence.epoch(), "the manifest of branch " + state.branch() + " is fenced by writer epoch "
+                    + state.writerEpoch() + ": another process took the writer lease over");
+        }
     }
 
     public Mono<GraphCommit> publish(PublishRequest request) {
@@ -86,7 +112,13 @@ public final class ManifestBatchPublisher {
                     } catch (ReadSetChanged | ManifestConflict rejected) {
                         return kept ? prepare(request, store.load(request.branch()), false) : Mono.error(rejected);
                     }
-                    List<Map<String, Object>> rows = rows(request, state, commit);
+                    // The CAS below makes this check exact: a fence landed since moves the version and loses it.
+                    try {
+                        requireFenced(state);
+                    } catch (LeaseLost lost) {
+                        return Mono.error(lost);
+                    }
+                    List<Map<String, Object>> rows = rows(request, state, commit, fence.epoch());
                     return store.stageRows(state, rows, commit.id()).map(handle -> new Prepared(state, commit, rows, handle));
                 });
     }
@@ -95,7 +127,7 @@ public final class ManifestBatchPublisher {
     private Mono<GraphCommit> commit(PublishRequest request, Prepared prepared, int retries) {
         return store.commitRows(prepared.handle(), prepared.commit().id())
                 .flatMap(committed -> {
-                    ManifestState after = landedState(prepared.state(), request, prepared.commit(), committed, prepared.rows());
+                    ManifestState after = landedState(prepared.state(), request, prepared.commit(), committed, prepared.rows(), fence.epoch());
                     store.published(after);
                     return compactIfFragmented(request.branch(), after);
                 })
@@ -113,10 +145,11 @@ public final class ManifestBatchPublisher {
 
     /** The manifest the publish produced, as a load would read it; the store keeps it for the next write. */
     private static ManifestState landedState(ManifestState state, PublishRequest request, GraphCommit commit,
-                                             CommittedVersion committed, List<Map<String, Object>> rows) {
+                                             CommittedVersion committed, List<Map<String, Object>> rows,
+                                             long epoch) {
         TableSnapshot landed = committed.snapshot().orElseGet(() -> new TableSnapshot(state.manifest().ref(),
                 committed.version(), state.manifest().schema(), committed.rowCount(), state.manifest().fragmentCount() + 1));
-        return state.afterPublish(landed, request.tableUpdates(), commit.id(), addressesAfter(state, committed, rows));
+        return state.afterPublish(landed, request.tableUpdates(), commit.id(), epoch, addressesAfter(state, committed, rows));
     }
 
     /**
@@ -206,9 +239,10 @@ public final class ManifestBatchPublisher {
                 request.createdAtMicros(), request.operation(), deltas, state.manifestVersion() + 1);
     }
 
-    private static List<Map<String, Object>> rows(PublishRequest request, ManifestState state, GraphCommit commit) {
+    private static List<Map<String, Object>> rows(PublishRequest request, ManifestState state, GraphCommit commit,
+                                                  long epoch) {
         List<Map<String, Object>> rows = new ArrayList<>();
-        rows.add(ManifestRows.stamp(ManifestSchema.INTERNAL_SCHEMA_VERSION));
+        rows.add(ManifestRows.stamp(ManifestSchema.INTERNAL_SCHEMA_VERSION, epoch));
         for (TableEntry update : request.tableUpdates()) {
             TableEntry registered = state.tables().get(update.tableKey());
             if (registered != null && !registered.objectId().equals(update.objectId())) {

@@ -140,6 +140,7 @@ public final class ManifestStore {
 
     private ManifestState reconstruct(String graphBranch, TableSnapshot snapshot, List<Map<String, Object>> rows) {
         Integer stamp = null;
+        long epoch = 0;
         TreeMap<String, TableEntry> byKey = new TreeMap<>();
         Map<String, String> heads = new HashMap<>();
         Map<String, Long> addresses = new HashMap<>();
@@ -149,7 +150,10 @@ public final class ManifestStore {
             addressesExact &= row.get(ROW_ADDRESS) instanceof Long address
                     && addresses.put((String) row.get(OBJECT_ID), address) == null;
             switch (ManifestRows.type(row)) {
-                case TYPE_STAMP -> stamp = stampOf(row);
+                case TYPE_STAMP -> {
+                    stamp = stampOf(row);
+                    epoch = ManifestRows.stampEpoch(row);
+                }
                 case TYPE_TABLE -> {
                     TableEntry entry = ManifestRows.tableEntry(row);
                     TableEntry clash = byKey.put(entry.tableKey(), entry);
@@ -170,7 +174,7 @@ public final class ManifestStore {
         }
         requireServedStamp(stamp);
         return new ManifestState(graphBranch, snapshot, java.util.Collections.unmodifiableSortedMap(byKey), Map.copyOf(heads),
-                addressesExact ? addresses : Map.of());
+                epoch, addressesExact ? addresses : Map.of());
     }
 
     private int stampOf(Map<String, Object> row) {
