@@ -7,30 +7,10 @@ import dev.omnigraph.http.testing.HttpFixture;
 import dev.omnigraph.http.testing.HttpFixture.Reply;
 import dev.omnigraph.http.wire.Json;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code POST /indexes/ensure} over real HTTP on loopback: builds once, then a no-op; on a branch; refusals. */
-class IndexRoutesTest {
-    @TempDir
-    Path dir;
-    HttpFixture http;
-    static final String G = "/graphs/social";
-
-    @BeforeEach
-    void setUp() {
-        http = new HttpFixture();
-        http.init(dir.resolve("social"));
-        http.start(dir);
-        assertThat(http.postJson(G + "/load", Json.object().put("data", PEOPLE).put("mode", "append")).status()).isEqualTo(200);
-    }
-
-    @AfterEach
-    void tearDown() {
-        http.close();
-    }
+class IndexRoutesTest extends SeededSocialServer {
 
     @Test
     void ensureBuildsTheKeyIndexesOnceThenIsANoOp() {

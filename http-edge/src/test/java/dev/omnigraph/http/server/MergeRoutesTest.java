@@ -10,30 +10,14 @@ import dev.omnigraph.http.testing.HttpFixture;
 import dev.omnigraph.http.testing.HttpFixture.Reply;
 import dev.omnigraph.http.wire.Json;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code POST /branches/merge} over real HTTP on loopback: outcomes, the 409 conflict body, bad requests. */
-class MergeRoutesTest {
-    @TempDir
-    Path dir;
-    HttpFixture http;
-    static final String G = "/graphs/social";
-
+class MergeRoutesTest extends SeededSocialServer {
     @BeforeEach
     void setUp() {
-        http = new HttpFixture();
-        http.init(dir.resolve("social"));
-        http.start(dir);
-        assertThat(http.postJson(G + "/load", Json.object().put("data", PEOPLE).put("mode", "append")).status()).isEqualTo(200);
         assertThat(http.postJson(G + "/branches", "{\"name\":\"feature\"}").status()).isEqualTo(200);
-    }
-
-    @AfterEach
-    void tearDown() {
-        http.close();
     }
 
     void setAge(String branch, String name, int age) {
