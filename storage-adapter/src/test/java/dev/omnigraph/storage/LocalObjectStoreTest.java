@@ -17,11 +17,14 @@ import reactor.core.publisher.Flux;
 
 class LocalObjectStoreTest {
     @TempDir
+    Path scratch;
+    /** A folder inside the test's own temp dir, so the escape check's "../x" lands where nothing else writes. */
     Path root;
     LocalObjectStore store;
 
     @BeforeEach
-    void setUp() {
+    void setUp() throws Exception {
+        root = Files.createDirectory(scratch.resolve("root"));
         store = new LocalObjectStore(root, StorageFixture.scheduler());
     }
 
