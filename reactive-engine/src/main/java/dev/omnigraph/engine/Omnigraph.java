@@ -828,4 +828,9 @@ public final class Omnigraph implements AutoCloseable {
             tenure.close();
         }
     }
+
+    /** As {@link #close()}, completing once this handle's share of the writer tenure is given back. */
+    public Mono<Void> closeAsync() {
+        return tenure == null ? Mono.empty() : tenure.release();
+    }
 }

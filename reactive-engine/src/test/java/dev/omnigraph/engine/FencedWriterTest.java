@@ -68,7 +68,7 @@ class FencedWriterTest {
 
     @Test
     void aHolderWhoseLeaseWasTakenOverCannotWriteAndChangesNothing() {
-        Omnigraph.init(services, root, SOCIAL).block().close();
+        Omnigraph.init(services, root, SOCIAL).block().closeAsync().block();
         Omnigraph paused = Omnigraph.open(services, root, OpenMode.READ_WRITE,
                 process(1, Clock.fixed(clock.instant(), ZoneOffset.UTC))).block();
         add(paused, "Ada");
@@ -94,13 +94,13 @@ class FencedWriterTest {
         try (Omnigraph reader = Omnigraph.open(services, root, OpenMode.READ_ONLY).block()) {
             assertThat(people(reader)).containsExactly("Ada", "Cy");
         }
-        paused.close();
-        taker.close();
+        paused.closeAsync().block();
+        taker.closeAsync().block();
     }
 
     @Test
     void aServerOnAHeldRootFollowsItServingReadsAndRefusingWritesWithTheHolderNamed() {
-        Omnigraph.init(services, root, SOCIAL).block().close();
+        Omnigraph.init(services, root, SOCIAL).block().closeAsync().block();
         Omnigraph writer = Omnigraph.open(services, root, OpenMode.READ_WRITE, process(1, clock)).block();
         add(writer, "Ada");
 
@@ -111,7 +111,7 @@ class FencedWriterTest {
                 .hasMessageContaining("process 1 on host host-1")
                 .satisfies(e -> assertThat(((LeaseLost) e).code().httpStatus()).isEqualTo(503));
 
-        writer.close();
+        writer.closeAsync().block();
         try (Omnigraph next = Omnigraph.openServing(services, root, process(2, clock)).block()) {
             assertThat(next.mode()).isEqualTo(OpenMode.READ_WRITE);
             add(next, "Bob");
@@ -121,7 +121,7 @@ class FencedWriterTest {
 
     @Test
     void aWriterThatKnowsItsLeaseExpiredStopsWritingAtOnce() {
-        Omnigraph.init(services, root, SOCIAL).block().close();
+        Omnigraph.init(services, root, SOCIAL).block().closeAsync().block();
         try (Omnigraph writer = Omnigraph.open(services, root, OpenMode.READ_WRITE, process(1, clock)).block()) {
             clock.advance(LEASE.plusSeconds(1));
             assertThat(writer.writerTenureLost()).isTrue();
@@ -132,9 +132,9 @@ class FencedWriterTest {
 
     @Test
     void aClosedHolderHandsTheLeaseOnAtOnceWithTheNextEpoch() {
-        Omnigraph.init(services, root, SOCIAL).block().close();
+        Omnigraph.init(services, root, SOCIAL).block().closeAsync().block();
         Omnigraph first = Omnigraph.open(services, root, OpenMode.READ_WRITE, process(1, clock)).block();
-        first.close();
+        first.closeAsync().block();
         try (Omnigraph second = Omnigraph.open(services, root, OpenMode.READ_WRITE, process(2, clock)).block()) {
             assertThat(second.snapshot(ReadTarget.main()).block().manifest().writerEpoch()).isEqualTo(2);
             add(second, "Ada");

@@ -45,7 +45,7 @@ class SingleWriterTest {
             while (System.in.read() != -1) {
                 // hold the handle until the parent closes our stdin
             }
-            graph.close();
+            graph.closeAsync().block(); // a lease is given back before the JVM exits
             System.exit(0);
         }
     }

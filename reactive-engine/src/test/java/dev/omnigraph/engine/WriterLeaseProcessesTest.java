@@ -41,7 +41,7 @@ class WriterLeaseProcessesTest {
 
     @Test
     void twoProcessesRaceExactlyOneHoldsAndAWaiterGetsTheLeaseWhenItCloses() throws Exception {
-        Omnigraph.init(services, root, SOCIAL).block().close();
+        Omnigraph.init(services, root, SOCIAL).block().closeAsync().block();
         Process one = ChildJvm.start(SingleWriterTest.ReadWriteHolder.class, dir.resolve("tmp1"), List.of(root.toString()), LEASE_ENV);
         Process two = ChildJvm.start(SingleWriterTest.ReadWriteHolder.class, dir.resolve("tmp2"), List.of(root.toString()), LEASE_ENV);
         try {

@@ -7,7 +7,6 @@ import dev.omnigraph.storage.WriterFence;
 import java.nio.file.Path;
 import java.util.Optional;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * One read-write handle's share of its process's writer tenure on a root: the OS file lock of a local root
@@ -43,13 +42,12 @@ public sealed interface WriterTenure extends WriterFence, AutoCloseable permits 
     /** Gives this handle's share back without blocking; the process's last share releases the lock or lease. */
     Mono<Void> release();
 
-    /** {@link #release()}, waited for where blocking is allowed and started in the background elsewhere. */
+    /**
+     * Starts {@link #release()} and returns at once (library code never blocks); a caller that must know the
+     * tenure is given back (before another process opens the root) waits on {@link #release()} instead.
+     */
     @Override
     default void close() {
-        if (Schedulers.isInNonBlockingThread()) {
-            release().subscribe(done -> { }, failure -> { });
-        } else {
-            release().onErrorResume(failure -> Mono.empty()).block(java.time.Duration.ofSeconds(30));
-        }
+        release().subscribe(done -> { }, failure -> { });
     }
 }
