@@ -112,21 +112,27 @@ class FencedWriterTest {
                 .satisfies(e -> assertThat(((LeaseLost) e).code().httpStatus()).isEqualTo(503));
 
         writer.closeAsync().block();
-        try (Omnigraph next = Omnigraph.openServing(services, root, process(2, clock)).block()) {
+        Omnigraph next = Omnigraph.openServing(services, root, process(2, clock)).block();
+        try {
             assertThat(next.mode()).isEqualTo(OpenMode.READ_WRITE);
             add(next, "Bob");
             assertThat(people(next)).containsExactly("Ada", "Bob");
+        } finally {
+            next.closeAsync().block(); // the lease is given back before @TempDir is deleted
         }
     }
 
     @Test
     void aWriterThatKnowsItsLeaseExpiredStopsWritingAtOnce() {
         Omnigraph.init(services, root, SOCIAL).block().closeAsync().block();
-        try (Omnigraph writer = Omnigraph.open(services, root, OpenMode.READ_WRITE, process(1, clock)).block()) {
+        Omnigraph writer = Omnigraph.open(services, root, OpenMode.READ_WRITE, process(1, clock)).block();
+        try {
             clock.advance(LEASE.plusSeconds(1));
             assertThat(writer.writerTenureLost()).isTrue();
             assertThatThrownBy(() -> add(writer, "Ada")).isInstanceOf(LeaseLost.class)
                     .hasMessageContaining("expired unrenewed");
+        } finally {
+            writer.closeAsync().block(); // the lease is given back before @TempDir is deleted
         }
     }
 
@@ -135,10 +141,13 @@ class FencedWriterTest {
         Omnigraph.init(services, root, SOCIAL).block().closeAsync().block();
         Omnigraph first = Omnigraph.open(services, root, OpenMode.READ_WRITE, process(1, clock)).block();
         first.closeAsync().block();
-        try (Omnigraph second = Omnigraph.open(services, root, OpenMode.READ_WRITE, process(2, clock)).block()) {
+        Omnigraph second = Omnigraph.open(services, root, OpenMode.READ_WRITE, process(2, clock)).block();
+        try {
             assertThat(second.snapshot(ReadTarget.main()).block().manifest().writerEpoch()).isEqualTo(2);
             add(second, "Ada");
             assertThat(second.snapshot(ReadTarget.main()).block().manifest().writerEpoch()).isEqualTo(2);
+        } finally {
+            second.closeAsync().block(); // the lease is given back before @TempDir is deleted
         }
     }
 }

@@ -64,8 +64,11 @@ class WriterLeaseProcessesTest {
             holder.getOutputStream().close();
             assertThat(holder.waitFor(120, TimeUnit.SECONDS)).isTrue();
             assertThat(holder.exitValue()).isZero();
-            try (Omnigraph writer = waiting.get(120, TimeUnit.SECONDS)) {
+            Omnigraph writer = waiting.get(120, TimeUnit.SECONDS);
+            try {
                 assertThat(writer.snapshot(ReadTarget.main()).block().manifest().writerEpoch()).isEqualTo(2);
+            } finally {
+                writer.closeAsync().block(); // the lease is given back before @TempDir is deleted
             }
         } finally {
             one.destroyForcibly();

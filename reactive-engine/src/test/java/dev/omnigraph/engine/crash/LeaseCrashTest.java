@@ -82,13 +82,16 @@ class LeaseCrashTest {
 
         TestClock later = TestClock.startingNow();
         later.advance(LEASE.plusMinutes(1));
-        try (Omnigraph taker = Omnigraph.open(services, root, OpenMode.READ_WRITE, lease(later)).block()) {
+        Omnigraph taker = Omnigraph.open(services, root, OpenMode.READ_WRITE, lease(later)).block();
+        try {
             assertThat(taker.snapshot(ReadTarget.main()).block().manifest().writerEpoch()).isEqualTo(2);
             assertThat(taker.pendingSidecars().collectList().block()).isEmpty();
             assertThat(CrashHarness.state(taker, services)).isEqualTo(before);
             assertThat(taker.recoveries().collectList().block()).singleElement()
                     .satisfies(r -> assertThat(r.kind()).isEqualTo(RecoveryRecord.Kind.RolledBack));
             CrashScenario.INSERT.run(taker).block();
+        } finally {
+            taker.closeAsync().block(); // the lease is given back before @TempDir is deleted
         }
     }
 }
