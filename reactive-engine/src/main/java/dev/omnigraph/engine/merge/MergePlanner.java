@@ -59,7 +59,8 @@ final class MergePlanner {
                     Mono<ManifestState> baseState = fastForward ? Mono.just(target.state())
                             : ctx.manifest().loadAt(base.branchName(), base.manifestVersion());
                     return baseState.flatMap(state -> changes(state, source.state(), target.state()))
-                            .map(changes -> new Plan(fastForward ? MergeOutcome.FAST_FORWARD : MergeOutcome.MERGED, changes));
+                            .map(changes -> new Plan(fastForward ? MergeOutcome.FAST_FORWARD : MergeOutcome.MERGED,
+                                    changes.merging(sourceHead)));
                 });
     }
 
@@ -86,7 +87,7 @@ final class MergePlanner {
                     if (!conflicts.isEmpty()) {
                         return Mono.error(new MergeConflicts(conflicts));
                     }
-                    ChangeSet planned = changes.isEmpty() ? ChangeSet.lineageOnly() : ChangeSet.counted(changes, counts, false);
+                    ChangeSet planned = ChangeSet.counted(changes, counts, false);
                     return new MergeValidation(ctx, target).conflicts(planned).flatMap(invalid -> invalid.isEmpty()
                             ? Mono.just(planned) : Mono.error(new MergeConflicts(invalid)));
                 }));

@@ -10,23 +10,28 @@ import java.util.TreeMap;
  * order), plus what to report: {@code entitiesByTable} (table key → entities the write counts for it: rows per
  * mutation statement, records per load). {@code reprepareOnMovedHead}: the change is insert/upsert-only, so when
  * the head moves before any effect it is safe to plan again against the new head instead of failing.
- * {@code commitWhenEmpty}: publish a commit even without table changes (a merge whose sides net out still
- * records its merged parent).
+ * {@code mergedParent}: a merge's second parent (the source head it captured under the gates); a change set
+ * that has one is published even without table changes (a merge whose sides net out still records it).
  */
 public record ChangeSet(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead,
-                        boolean commitWhenEmpty) {
+                        java.util.Optional<String> mergedParent) {
     public ChangeSet {
         changes = changes.stream().sorted(Comparator.comparing(TableChange::tableKey)).toList();
         entitiesByTable = Map.copyOf(entitiesByTable);
     }
 
     public ChangeSet(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead) {
-        this(changes, entitiesByTable, reprepareOnMovedHead, false);
+        this(changes, entitiesByTable, reprepareOnMovedHead, java.util.Optional.empty());
     }
 
-    /** No table change, but a commit all the same (its lineage is the point). */
-    public static ChangeSet lineageOnly() {
-        return new ChangeSet(List.of(), Map.of(), false, true);
+    /** The same change, published as a merge of {@code parent} (a commit even when nothing else changes). */
+    public ChangeSet merging(String parent) {
+        return new ChangeSet(changes, entitiesByTable, reprepareOnMovedHead, java.util.Optional.of(parent));
+    }
+
+    /** Published even without table changes: a merge records its second parent. */
+    public boolean commitWhenEmpty() {
+        return mergedParent.isPresent();
     }
 
     public static ChangeSet counted(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead) {

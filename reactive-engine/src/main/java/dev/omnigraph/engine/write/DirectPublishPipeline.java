@@ -65,12 +65,21 @@ public final class DirectPublishPipeline {
     /**
      * One write: what it targets, who does it, how to plan it against a token, the idempotency key (with the
      * request's hash) it carries, if any, and, when it may share a commit with its neighbours in the branch queue,
-     * how to plan it on top of them ({@link GroupPlan}).
+     * how to plan it on top of them ({@link GroupPlan}), and a merge's source branch, whose gate its turn holds
+     * too (it is read, never written, under it).
      */
     public record Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
                           String failpointPrefix, Optional<String> ifGraphCommit,
                           Function<WriteToken, Mono<ChangeSet>> prepare, Optional<IdempotentRequest> idempotency,
-                          Optional<GroupPlan> groupPlan, Optional<String> mergedParent) {
+                          Optional<GroupPlan> groupPlan, Optional<String> mergeSource) {
+        /** The branches whose gates the turn holds, in gate order (by name): two opposite merges cannot deadlock. */
+        public java.util.SortedSet<String> gatedBranches() {
+            TreeSet<String> branches = new TreeSet<>();
+            branches.add(branch);
+            mergeSource.ifPresent(branches::add);
+            return branches;
+        }
+
         public Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
                        String failpointPrefix, Optional<String> ifGraphCommit,
                        Function<WriteToken, Mono<ChangeSet>> prepare, Optional<IdempotentRequest> idempotency,
@@ -165,12 +174,13 @@ public final class DirectPublishPipeline {
      * a group is planned against cannot move in this process before it publishes, so a busy branch costs a wait
      * in FIFO order, never a re-prepare. Outcomes reach the writes after the gates are released.
      */
-    Mono<Void> runTurn(String branch, Supplier<List<QueuedWrite>> take) {
+    Mono<Void> runTurn(Request lead, Supplier<List<QueuedWrite>> take) {
         Settlements settled = new Settlements();
         AtomicReference<List<QueuedWrite>> taken = new AtomicReference<>();
         Supplier<List<QueuedWrite>> writes = () -> taken.updateAndGet(already -> already != null ? already : take.get());
-        return new RecoveryCoordinator(ctx).heal(branch)
-                .then(Mono.usingWhen(ctx.gates().forBranch(branch),
+        RecoveryCoordinator recovery = new RecoveryCoordinator(ctx);
+        return Flux.fromIterable(lead.gatedBranches()).concatMap(recovery::heal).then()
+                .then(Mono.usingWhen(ctx.gates().forBranches(lead.gatedBranches()),
                         branchPermit -> Mono.defer(() -> groups(writes.get(), settled, 0)),
                         Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync))
                 .onErrorResume(error -> Mono.fromRunnable(() -> settled.failAll(writes.get(), error)))
@@ -182,8 +192,9 @@ public final class DirectPublishPipeline {
         if (writes.isEmpty()) {
             return Mono.empty();
         }
-        String branch = writes.get(0).request().branch();
-        return recoveryBarrier(branch)
+        Request lead = writes.get(0).request();
+        String branch = lead.branch();
+        return Flux.fromIterable(lead.gatedBranches()).concatMap(this::recoveryBarrier).then()
                 .then(WriteToken.capture(ctx.manifest(), branch, ctx.schemaIrHash()))
                 .flatMap(token -> new GroupAssembly(ctx, token, settled, this::replayIfRecorded).assemble(writes)
                         .flatMap(group -> publishGroup(token, group, settled, reprepares)
