@@ -4,6 +4,8 @@ import dev.omnigraph.engine.diff.RowChange;
 import dev.omnigraph.engine.diff.RowDeltas;
 import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.engine.write.ChangeSet;
+import dev.omnigraph.engine.write.FirstTouchFork;
+import dev.omnigraph.engine.write.PointerSwitch;
 import dev.omnigraph.engine.write.TableChange;
 import dev.omnigraph.engine.write.WriteContext;
 import dev.omnigraph.engine.write.WriteToken;
@@ -58,7 +60,7 @@ final class MergePlanner {
                     boolean fastForward = base.id().equals(targetHead);
                     Mono<ManifestState> baseState = fastForward ? Mono.just(target.state())
                             : ctx.manifest().loadAt(base.branchName(), base.manifestVersion());
-                    return baseState.flatMap(state -> changes(state, source.state(), target.state()))
+                    return baseState.flatMap(state -> changes(state, source.state(), target))
                             .map(changes -> new Plan(fastForward ? MergeOutcome.FAST_FORWARD : MergeOutcome.MERGED,
                                     changes.merging(sourceHead)));
                 });
@@ -68,7 +70,8 @@ final class MergePlanner {
         return token.effectiveHead().orElseThrow(() -> new BadRequest("branch '" + token.branch() + "' has no commits"));
     }
 
-    private Mono<ChangeSet> changes(ManifestState base, ManifestState source, ManifestState target) {
+    private Mono<ChangeSet> changes(ManifestState base, ManifestState source, WriteToken targetToken) {
+        ManifestState target = targetToken.state();
         List<String> keys = ctx.catalog().tables().stream().map(CatalogTable::tableKey).sorted().toList();
         List<MergeConflicts.Conflict> conflicts = new ArrayList<>();
         List<TableChange> changes = new ArrayList<>();
@@ -89,8 +92,33 @@ final class MergePlanner {
                     }
                     ChangeSet planned = ChangeSet.counted(changes, counts, false);
                     return new MergeValidation(ctx, target).conflicts(planned).flatMap(invalid -> invalid.isEmpty()
-                            ? Mono.just(planned) : Mono.error(new MergeConflicts(invalid)));
+                            ? Mono.just(switchPointers(planned, base, source, targetToken))
+                            : Mono.error(new MergeConflicts(invalid)));
                 }));
+    }
+
+    /**
+     * Adopted types whose source state is another published version of the very ref the target reads through
+     * (and does not own: a branch still inheriting main's table, say) move by pointer: no row is written, the
+     * delta served only validation. A target's own ref is never switched (its live HEAD must stay its pin).
+     */
+    private static ChangeSet switchPointers(ChangeSet planned, ManifestState base, ManifestState source,
+                                            WriteToken target) {
+        List<TableChange> written = new ArrayList<>();
+        List<PointerSwitch> switched = new ArrayList<>();
+        for (TableChange change : planned.changes()) {
+            String key = change.tableKey();
+            Optional<TableEntry> from = live(source, key);
+            boolean adopted = live(base, key).equals(live(target.state(), key));
+            if (adopted && from.isPresent() && from.get().lanceBranch().equals(change.pin().lanceBranch())
+                    && FirstTouchFork.inherited(target, change.pin())) {
+                switched.add(new PointerSwitch(change.pin(), from.get()));
+            } else {
+                written.add(change);
+            }
+        }
+        return new ChangeSet(written, planned.entitiesByTable(), planned.reprepareOnMovedHead(), planned.mergedParent(),
+                switched);
     }
 
     /** One type: skip, adopt (base → source delta) or three-way. */

@@ -12,21 +12,29 @@ import java.util.TreeMap;
  * the head moves before any effect it is safe to plan again against the new head instead of failing.
  * {@code mergedParent}: a merge's second parent (the source head it captured under the gates); a change set
  * that has one is published even without table changes (a merge whose sides net out still records it).
+ * {@code pointers}: tables whose pin moves without a data write ({@link PointerSwitch}; only merges plan them),
+ * published with the same commit and recorded in the same sidecar as the table changes.
  */
 public record ChangeSet(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead,
-                        java.util.Optional<String> mergedParent) {
+                        java.util.Optional<String> mergedParent, List<PointerSwitch> pointers) {
     public ChangeSet {
         changes = changes.stream().sorted(Comparator.comparing(TableChange::tableKey)).toList();
         entitiesByTable = Map.copyOf(entitiesByTable);
+        pointers = pointers.stream().sorted(Comparator.comparing(PointerSwitch::tableKey)).toList();
     }
 
     public ChangeSet(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead) {
-        this(changes, entitiesByTable, reprepareOnMovedHead, java.util.Optional.empty());
+        this(changes, entitiesByTable, reprepareOnMovedHead, java.util.Optional.empty(), List.of());
     }
 
     /** The same change, published as a merge of {@code parent} (a commit even when nothing else changes). */
     public ChangeSet merging(String parent) {
-        return new ChangeSet(changes, entitiesByTable, reprepareOnMovedHead, java.util.Optional.of(parent));
+        return new ChangeSet(changes, entitiesByTable, reprepareOnMovedHead, java.util.Optional.of(parent), pointers);
+    }
+
+    /** The same change, plus pins that move without a data write. */
+    public ChangeSet withPointers(List<PointerSwitch> switched) {
+        return new ChangeSet(changes, entitiesByTable, reprepareOnMovedHead, mergedParent, switched);
     }
 
     /** Published even without table changes: a merge records its second parent. */

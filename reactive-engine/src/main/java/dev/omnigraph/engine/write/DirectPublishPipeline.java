@@ -354,9 +354,9 @@ public final class DirectPublishPipeline {
                 request.actorId(), nowMicros(), request.operation(), request.idempotency(), request.mergedParent());
         return Mono.defer(() -> cancelled.getAsBoolean()
                 ? Mono.<Optional<GraphCommit>>error(new Regroup())
-                : effects.isEmpty() && !changes.commitWhenEmpty()
+                : effects.isEmpty() && !changes.commitWhenEmpty() && changes.pointers().isEmpty()
                         ? Mono.just(Optional.<GraphCommit>empty())
-                        : effects.isEmpty() ? lineageOnly(request, token, lineage)
+                        : effects.isEmpty() ? lineageOnly(request, token, lineage, changes.pointers())
                         : applyArmed(request, operationId, lineage, token, changes, effects));
     }
 
@@ -399,7 +399,8 @@ public final class DirectPublishPipeline {
     private Mono<Optional<GraphCommit>> applyArmed(Publication request, String operationId,
                                                    IntentRecords.LineageIntent lineage, WriteToken token,
                                                    ChangeSet changes, List<StagedEffect> effects) {
-        Sidecar armed = IntentRecords.armed(ctx, request.writerKind(), operationId, token, lineage, effects);
+        Sidecar armed = IntentRecords.armed(ctx, request.writerKind(), operationId, token, lineage, effects,
+                changes.pointers());
         String points = request.failpointPrefix();
         List<StagedHandle> forked = java.util.Collections.synchronizedList(new ArrayList<>());
         return ctx.sidecars().write(armed)
@@ -412,7 +413,8 @@ public final class DirectPublishPipeline {
                                     // committed only once the confirmation is durable (and after_confirm passed).
                                     Mono<Void> confirm = ctx.sidecars().write(IntentRecords.confirmed(armed, committed))
                                             .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_CONFIRM)));
-                                    return publish(request, token, lineage, realized, committed, confirm);
+                                    return publish(request, token, lineage, realized, committed,
+                                            changes.pointers(), confirm);
                                 }))
                         // Handles staged on a fork but never committed are released before recovery runs.
                         .onErrorResume(error -> Flux.fromIterable(List.copyOf(forked))
@@ -481,7 +483,7 @@ public final class DirectPublishPipeline {
 
     private Mono<GraphCommit> publish(Publication request, WriteToken token, IntentRecords.LineageIntent lineage,
                                       List<StagedEffect> effects, Map<String, CommittedVersion> committed,
-                                      Mono<Void> confirm) {
+                                      List<PointerSwitch> pointers, Mono<Void> confirm) {
         Map<String, Long> expectedPins = new LinkedHashMap<>();
         List<TableEntry> updates = new ArrayList<>();
         for (StagedEffect effect : effects) {
@@ -490,14 +492,22 @@ public final class DirectPublishPipeline {
             expectedPins.put(pin.tableKey(), pin.version());
             updates.add(pin.pinnedAt(landed.version(), pin.lanceBranch(), landed.rowCount()));
         }
+        for (PointerSwitch pointer : pointers) {
+            expectedPins.put(pointer.tableKey(), pointer.pin().version());
+            updates.add(pointer.to());
+        }
         return ctx.publisher().publish(new PublishRequest(request.branch(), new ExpectedHead.Exact(token.head()),
                 Optional.of(token.branchIdentity()), expectedPins, updates, lineage.commitId(), lineage.mergedParent(),
                 lineage.actorId(), lineage.createdAtMicros(), lineage.operation(), lineage.idempotency()), confirm);
     }
 
-    /** A commit without table effects: the publish is the only effect, atomic by itself, so no sidecar. */
-    private Mono<Optional<GraphCommit>> lineageOnly(Publication request, WriteToken token, IntentRecords.LineageIntent lineage) {
-        return publish(request, token, lineage, List.of(), Map.of(), Mono.empty())
+    /**
+     * A commit without data effects (lineage, and pins switched without a data write): the publish is the only
+     * effect, atomic by itself, so no sidecar.
+     */
+    private Mono<Optional<GraphCommit>> lineageOnly(Publication request, WriteToken token,
+                                                    IntentRecords.LineageIntent lineage, List<PointerSwitch> pointers) {
+        return publish(request, token, lineage, List.of(), Map.of(), pointers, Mono.empty())
                 .flatMap(commit -> ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_PUBLISH))
                         .thenReturn(Optional.of(commit)));
     }
@@ -518,6 +528,7 @@ public final class DirectPublishPipeline {
     private static TreeSet<String> tableKeys(ChangeSet changes) {
         TreeSet<String> keys = new TreeSet<>();
         changes.changes().forEach(change -> keys.add(change.tableKey()));
+        changes.pointers().forEach(pointer -> keys.add(pointer.tableKey()));
         return keys;
     }
 

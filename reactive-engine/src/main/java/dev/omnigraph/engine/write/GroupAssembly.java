@@ -123,7 +123,7 @@ final class GroupAssembly {
                 : "group of " + operations.size() + ": " + String.join("; ", operations);
         Publication publication = new Publication(first.branch(), first.actorId(), first.writerKind(), operation,
                 first.failpointPrefix(), first.ifGraphCommit(), idempotency, union.mergedParent());
-        return new Group(List.copyOf(accepted), new ChangeSet(union.changes(), counts, reprepare, union.mergedParent()), publication,
+        return new Group(List.copyOf(accepted), new ChangeSet(union.changes(), counts, reprepare, union.mergedParent(), union.pointers()), publication,
                 List.copyOf(leftover));
     }
 }
