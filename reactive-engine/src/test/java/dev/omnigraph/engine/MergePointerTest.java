@@ -8,7 +8,9 @@ import dev.omnigraph.engine.merge.MergeOutcome;
 import dev.omnigraph.engine.merge.MergeResult;
 import dev.omnigraph.storage.CountingTableStorage;
 import dev.omnigraph.storage.StorageCallCounter;
+import dev.omnigraph.engine.write.WriteLimits;
 import dev.omnigraph.storage.error.MergeConflicts;
+import dev.omnigraph.storage.error.ResourceLimitExceeded;
 import dev.omnigraph.storage.testing.StorageFixture;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -99,6 +101,24 @@ class MergePointerTest extends MergeFixture {
         assertThatThrownBy(() -> merge("main", "g")).isInstanceOfSatisfying(MergeConflicts.class, conflicts ->
                 assertThat(conflicts.conflicts()).anySatisfy(c -> assertThat(c.kind()).isEqualTo(MergeConflicts.Kind.ORPHAN_EDGE)));
         assertThat(head("g")).isEqualTo(before);
+    }
+
+    @Test
+    void aPointerOnlyAdoptIsBoundByTheMemoryItValidatesNotByRowsPerCommit() {
+        load("main", LoadMode.MERGE, person("Ann", 10), person("Dan", 4), person("Eve", 5));
+        String before = head("g");
+        // The estimated bytes the validation holds are bounded (a 413 before any effect)...
+        graph.withLimits(new WriteLimits(WriteLimits.DEFAULT.maxEntitiesPerTable(), 40));
+        assertThatThrownBy(() -> merge("main", "g")).isInstanceOf(ResourceLimitExceeded.class);
+        assertThat(head("g")).isEqualTo(before);
+        // ...but nothing is written, so the rows-per-commit bound of a written table does not apply.
+        graph.withLimits(new WriteLimits(2, WriteLimits.DEFAULT.maxArrowBytesPerTable()));
+
+        MergeResult merged = merge("main", "g");
+
+        assertThat(merged.outcome()).isEqualTo(MergeOutcome.FAST_FORWARD);
+        assertThat(merged.affectedNodes()).isEqualTo(3);
+        assertThat(column("g", "node:Person", "age")).isEqualTo(column("main", "node:Person", "age"));
     }
 
     /** main's table versions and heads: a pointer switch on g changes none of them (only the manifest moves). */

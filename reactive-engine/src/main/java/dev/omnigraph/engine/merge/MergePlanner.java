@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -76,8 +77,11 @@ final class MergePlanner {
         List<MergeConflicts.Conflict> conflicts = new ArrayList<>();
         List<TableChange> changes = new ArrayList<>();
         Map<String, Long> counts = new HashMap<>();
+        RowMerge.Bound validated = new RowMerge.Bound.ValidatedBytes(ctx.limits().maxArrowBytesPerTable(), new AtomicLong());
+        RowMerge.Bound written = new RowMerge.Bound.Entities(ctx.limits().maxEntitiesPerTable());
         return Flux.fromIterable(keys)
-                .concatMap(key -> table(key, live(base, key), live(source, key), live(target, key))
+                .concatMap(key -> table(key, live(base, key), live(source, key), live(target, key),
+                        pointerAdopt(key, base, source, targetToken) ? validated : written)
                         .doOnNext(result -> {
                             conflicts.addAll(result.conflicts());
                             if (!result.isEmpty()) {
@@ -108,11 +112,8 @@ final class MergePlanner {
         List<PointerSwitch> switched = new ArrayList<>();
         for (TableChange change : planned.changes()) {
             String key = change.tableKey();
-            Optional<TableEntry> from = live(source, key);
-            boolean adopted = live(base, key).equals(live(target.state(), key));
-            if (adopted && from.isPresent() && from.get().lanceBranch().equals(change.pin().lanceBranch())
-                    && FirstTouchFork.inherited(target, change.pin())) {
-                switched.add(new PointerSwitch(change.pin(), from.get()));
+            if (pointerAdopt(key, base, source, target)) {
+                switched.add(new PointerSwitch(change.pin(), live(source, key).orElseThrow()));
             } else {
                 written.add(change);
             }
@@ -121,9 +122,17 @@ final class MergePlanner {
                 switched);
     }
 
+    /** Adopted (base == target) from a version of the very ref the target reads through and does not own. */
+    private static boolean pointerAdopt(String key, ManifestState base, ManifestState source, WriteToken target) {
+        Optional<TableEntry> from = live(source, key);
+        Optional<TableEntry> pin = live(target.state(), key);
+        return from.isPresent() && pin.isPresent() && live(base, key).equals(pin)
+                && from.get().lanceBranch().equals(pin.get().lanceBranch()) && FirstTouchFork.inherited(target, pin.get());
+    }
+
     /** One type: skip, adopt (base → source delta) or three-way. */
     private Mono<RowMerge.Result> table(String key, Optional<TableEntry> base, Optional<TableEntry> source,
-                                        Optional<TableEntry> target) {
+                                        Optional<TableEntry> target, RowMerge.Bound bound) {
         if (source.equals(target) || base.equals(source)) {
             return Mono.just(new RowMerge.Result(List.of(), List.of(), List.of()));
         }
@@ -134,7 +143,7 @@ final class MergePlanner {
         }
         Flux<RowChange> fromSource = delta(base, source);
         Flux<RowChange> fromTarget = base.equals(target) ? Flux.empty() : delta(base, target);
-        return RowMerge.merge(key, fromSource, fromTarget, ctx.limits().maxEntitiesPerTable());
+        return RowMerge.merge(key, fromSource, fromTarget, bound);
     }
 
     private Flux<RowChange> delta(Optional<TableEntry> before, Optional<TableEntry> after) {
