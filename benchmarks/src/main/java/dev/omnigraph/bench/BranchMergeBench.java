@@ -21,7 +21,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /**
  * Branch merge of N changed Person entities (a third inserted, a third updated, a third deleted on the branch) into
  * a main that meanwhile got N unrelated inserts: a three-way merge of one table. Baseline: the same rows applied to
- * a raw Lance table holding the same base rows, as one staged upsert and one staged delete (two commits).
+ * a raw Lance table holding the same base rows, as one staged upsert and one staged delete (two commits). Then
+ * main (now holding the merge) is merged into a branch made before the merge and never written: the same N
+ * changes arrive by pointer-only adopt (no rows written).
  */
 final class BranchMergeBench implements Scenario {
     static final String RAW = "raw lance: upsert + delete of the same rows (2 commits)";
@@ -45,6 +47,8 @@ final class BranchMergeBench implements Scenario {
             Series raw = report.row(String.format(Locale.ROOT, "N=%,d: %s", n, RAW), null);
             Series merge = report.row(String.format(Locale.ROOT, "N=%,d: omnigraph branch merge (three-way, 1 commit)", n),
                     raw.name());
+            Series pointer = report.row(String.format(Locale.ROOT,
+                    "N=%,d: omnigraph merge of main into an untouched branch (pointer-only adopt)", n), raw.name());
             int third = n / 3;
             for (int rep = 0; rep < reps; rep++) {
                 Path repDir = dir.resolve("n" + n + "-" + rep);
@@ -63,6 +67,7 @@ final class BranchMergeBench implements Scenario {
                 List<Map<String, Object>> unrelated = new ArrayList<>();
                 for (int i = 0; i < n; i++) unrelated.add(Workload.personRow(schema, "main" + i, 4));
                 load(ctx, graph, "main", unrelated, schema);
+                ctx.run(() -> graph.createBranch("g", Optional.empty())); // untouched: later merges main by pointer
                 List<String> deletes = new ArrayList<>();
                 for (int i = 0; i < third; i++) deletes.add(Workload.personName(i));
 
@@ -78,10 +83,15 @@ final class BranchMergeBench implements Scenario {
                 if (result.outcome() != MergeOutcome.MERGED || result.affectedNodes() != 3L * third) {
                     throw new IllegalStateException("merge of N=" + n + " gave " + result);
                 }
+                MergeResult adopted = ctx.measure(pointer, () -> graph.mergeBranch("main", "g", false, Optional.empty()));
+                if (adopted.outcome() != MergeOutcome.FAST_FORWARD || adopted.affectedNodes() != 3L * third) {
+                    throw new IllegalStateException("pointer-only merge of N=" + n + " gave " + adopted);
+                }
                 BenchContext.deleteTree(repDir);
             }
             if (!raw.samples().isEmpty()) {
                 merge.note(String.format(Locale.ROOT, "%.2f× raw lance", merge.median() / raw.median()));
+                pointer.note(String.format(Locale.ROOT, "%.2f× raw lance", pointer.median() / raw.median()));
             }
         }
         report.note("one merge commit per sample; the merge reads both row deltas (base → branch, base → main) in id order");

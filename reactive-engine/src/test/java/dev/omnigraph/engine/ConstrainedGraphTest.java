@@ -20,8 +20,13 @@ abstract class ConstrainedGraphTest {
 
     @BeforeEach
     void initGraph() {
-        services = EngineFixture.services();
+        services = newServices();
         graph = Omnigraph.init(services, dir.resolve("g"), GraphTestSupport.CONSTRAINED).block();
+    }
+
+    /** The storage services the graph is opened with (a subclass may count their calls). */
+    StorageServices newServices() {
+        return EngineFixture.services();
     }
 
     @AfterEach

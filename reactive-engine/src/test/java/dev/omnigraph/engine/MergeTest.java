@@ -154,26 +154,6 @@ class MergeTest extends MergeFixture {
     }
 
     @Test
-    void theSourceHeadCapturedAtTheStartIsWhatIsMergedWhateverTheSourceDoesMeanwhile() {
-        load("f", LoadMode.MERGE, person("Sa", 10));
-        String captured = head("f");
-        Failpoints.Parked parked = graph.failpoints().park("branch_merge.after_prepare");
-        var merging = graph.mergeBranch("f", "main", false, Optional.empty()).toFuture();
-        parked.reached().block();
-        load("f", LoadMode.MERGE, person("Ta", 99)); // the source moves on while the merge is planned
-        parked.release();
-        MergeResult merged = merging.join();
-        graph.failpoints().disarm("branch_merge.after_prepare");
-
-        assertThat(merged.outcome()).isEqualTo(MergeOutcome.FAST_FORWARD);
-        assertThat(parents(merged.commit().orElseThrow().id())).last().isEqualTo(captured);
-        assertThat(column("main", "node:Person", "age")).containsEntry("Sa", 10).containsEntry("Ta", 1);
-        // The later source commit is the next merge's (base: the captured head).
-        assertThat(merge("f", "main").outcome()).isEqualTo(MergeOutcome.MERGED);
-        assertThat(column("main", "node:Person", "age")).containsEntry("Ta", 99);
-    }
-
-    @Test
     void aBranchWithoutCommitsIsAlreadyUpToDateAndNothingIsPublished() {
         String mainHead = head("main");
         MergeResult result = merge("f", "main");

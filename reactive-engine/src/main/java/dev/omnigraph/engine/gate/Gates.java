@@ -47,7 +47,20 @@ public final class Gates {
      * plans, so the head it plans against cannot move in this process before it publishes.
      */
     public Mono<Permit> forBranch(String branch) {
-        return inOrder(List.of(schema::shared, () -> branchGate(branch).exclusive()));
+        return forBranches(new java.util.TreeSet<>(List.of(branch)));
+    }
+
+    /**
+     * Schema (shared) → each branch in name order: a merge holds its target's and its source's gate. Every holder
+     * of more than one branch gate takes them sorted, so two opposite merges queue one behind the other.
+     */
+    public Mono<Permit> forBranches(SortedSet<String> branches) {
+        List<Supplier<Mono<Permit>>> steps = new ArrayList<>();
+        steps.add(schema::shared);
+        for (String branch : branches) {
+            steps.add(() -> branchGate(branch).exclusive());
+        }
+        return inOrder(steps);
     }
 
     /**

@@ -12,12 +12,12 @@ import java.util.function.Function;
 import reactor.core.publisher.Mono;
 
 /**
- * The branch merge writer. The source is captured once (its identity, head and manifest state): that commit is
- * what gets merged, whatever the source does afterwards, and the source is never written. The merge is then one
- * write in the target's branch queue: {@link MergePlanner} plans it under the target's branch gate against the
- * target token, and the shared pipeline stages, gates every touched table, rechecks, arms a {@code BranchMerge}
- * sidecar (an exact v3 intent whose lineage names the source head as merged parent), commits each table exactly
- * once, confirms and publishes one commit on the target with parents (target head, source head).
+ * The branch merge writer: one write in the target's branch queue whose turn holds both branch gates (sorted by
+ * name). Under them the source is captured once (identity, head, manifest state): that commit is what gets merged,
+ * and the source is never written. {@link MergePlanner} plans against the target token, and the shared pipeline
+ * stages, gates every touched table, rechecks, arms a {@code BranchMerge} sidecar (an exact v3 intent whose
+ * lineage names the source head as merged parent), commits each table exactly once, confirms and publishes one
+ * commit on the target with parents (target head, source head).
  */
 public final class BranchMerge {
     /** Failpoint prefix: {@code branch_merge.after_arm}, {@code branch_merge.after_commit:1}, … */
@@ -34,18 +34,18 @@ public final class BranchMerge {
             return Mono.error(new BadRequest("cannot merge branch '" + source + "' into itself"));
         }
         AtomicReference<MergeOutcome> outcome = new AtomicReference<>(MergeOutcome.ALREADY_UP_TO_DATE);
-        return WriteToken.capture(ctx.manifest(), source, ctx.schemaIrHash()).flatMap(captured -> {
-            String sourceHead = captured.effectiveHead()
-                    .orElseThrow(() -> new BadRequest("branch '" + source + "' has no commits"));
-            DirectPublishPipeline.Request request = new DirectPublishPipeline.Request(target, actorId,
-                    Sidecar.WriterKind.BranchMerge, "merge " + source + " into " + target, FAILPOINTS, Optional.empty(),
-                    token -> new MergePlanner(ctx).plan(token, captured).map(plan -> {
-                        outcome.set(plan.outcome());
-                        return plan.changes();
-                    }), Optional.empty(), Optional.empty(), Optional.of(sourceHead));
-            return new DirectPublishPipeline(ctx).run(request)
-                    .map(written -> result(source, target, outcome.get(), written));
-        });
+        // Planned in the target's queue turn, which holds both branch gates (sorted by name): the source is
+        // captured under its gate, so that commit is exactly what is merged and no source write lands meanwhile.
+        DirectPublishPipeline.Request request = new DirectPublishPipeline.Request(target, actorId,
+                Sidecar.WriterKind.BranchMerge, "merge " + source + " into " + target, FAILPOINTS, Optional.empty(),
+                token -> WriteToken.capture(ctx.manifest(), source, ctx.schemaIrHash())
+                        .flatMap(captured -> new MergePlanner(ctx).plan(token, captured))
+                        .map(plan -> {
+                            outcome.set(plan.outcome());
+                            return plan.changes();
+                        }), Optional.empty(), Optional.empty(), Optional.of(source));
+        return new DirectPublishPipeline(ctx).run(request)
+                .map(written -> result(source, target, outcome.get(), written));
     }
 
     /**

@@ -4,6 +4,8 @@ import dev.omnigraph.engine.diff.RowChange;
 import dev.omnigraph.engine.diff.RowDeltas;
 import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.engine.write.ChangeSet;
+import dev.omnigraph.engine.write.FirstTouchFork;
+import dev.omnigraph.engine.write.PointerSwitch;
 import dev.omnigraph.engine.write.TableChange;
 import dev.omnigraph.engine.write.WriteContext;
 import dev.omnigraph.engine.write.WriteToken;
@@ -19,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -58,8 +61,9 @@ final class MergePlanner {
                     boolean fastForward = base.id().equals(targetHead);
                     Mono<ManifestState> baseState = fastForward ? Mono.just(target.state())
                             : ctx.manifest().loadAt(base.branchName(), base.manifestVersion());
-                    return baseState.flatMap(state -> changes(state, source.state(), target.state()))
-                            .map(changes -> new Plan(fastForward ? MergeOutcome.FAST_FORWARD : MergeOutcome.MERGED, changes));
+                    return baseState.flatMap(state -> changes(state, source.state(), target))
+                            .map(changes -> new Plan(fastForward ? MergeOutcome.FAST_FORWARD : MergeOutcome.MERGED,
+                                    changes.merging(sourceHead)));
                 });
     }
 
@@ -67,13 +71,17 @@ final class MergePlanner {
         return token.effectiveHead().orElseThrow(() -> new BadRequest("branch '" + token.branch() + "' has no commits"));
     }
 
-    private Mono<ChangeSet> changes(ManifestState base, ManifestState source, ManifestState target) {
+    private Mono<ChangeSet> changes(ManifestState base, ManifestState source, WriteToken targetToken) {
+        ManifestState target = targetToken.state();
         List<String> keys = ctx.catalog().tables().stream().map(CatalogTable::tableKey).sorted().toList();
         List<MergeConflicts.Conflict> conflicts = new ArrayList<>();
         List<TableChange> changes = new ArrayList<>();
         Map<String, Long> counts = new HashMap<>();
+        RowMerge.Bound validated = new RowMerge.Bound.ValidatedBytes(ctx.limits().maxArrowBytesPerTable(), new AtomicLong());
+        RowMerge.Bound written = new RowMerge.Bound.Entities(ctx.limits().maxEntitiesPerTable());
         return Flux.fromIterable(keys)
-                .concatMap(key -> table(key, live(base, key), live(source, key), live(target, key))
+                .concatMap(key -> table(key, live(base, key), live(source, key), live(target, key),
+                        pointerAdopt(key, base, source, targetToken) ? validated : written)
                         .doOnNext(result -> {
                             conflicts.addAll(result.conflicts());
                             if (!result.isEmpty()) {
@@ -86,15 +94,45 @@ final class MergePlanner {
                     if (!conflicts.isEmpty()) {
                         return Mono.error(new MergeConflicts(conflicts));
                     }
-                    ChangeSet planned = changes.isEmpty() ? ChangeSet.lineageOnly() : ChangeSet.counted(changes, counts, false);
+                    ChangeSet planned = ChangeSet.counted(changes, counts, false);
                     return new MergeValidation(ctx, target).conflicts(planned).flatMap(invalid -> invalid.isEmpty()
-                            ? Mono.just(planned) : Mono.error(new MergeConflicts(invalid)));
+                            ? Mono.just(switchPointers(planned, base, source, targetToken))
+                            : Mono.error(new MergeConflicts(invalid)));
                 }));
+    }
+
+    /**
+     * Adopted types whose source state is another published version of the very ref the target reads through
+     * (and does not own: a branch still inheriting main's table, say) move by pointer: no row is written, the
+     * delta served only validation. A target's own ref is never switched (its live HEAD must stay its pin).
+     */
+    private static ChangeSet switchPointers(ChangeSet planned, ManifestState base, ManifestState source,
+                                            WriteToken target) {
+        List<TableChange> written = new ArrayList<>();
+        List<PointerSwitch> switched = new ArrayList<>();
+        for (TableChange change : planned.changes()) {
+            String key = change.tableKey();
+            if (pointerAdopt(key, base, source, target)) {
+                switched.add(new PointerSwitch(change.pin(), live(source, key).orElseThrow()));
+            } else {
+                written.add(change);
+            }
+        }
+        return new ChangeSet(written, planned.entitiesByTable(), planned.reprepareOnMovedHead(), planned.mergedParent(),
+                switched);
+    }
+
+    /** Adopted (base == target) from a version of the very ref the target reads through and does not own. */
+    private static boolean pointerAdopt(String key, ManifestState base, ManifestState source, WriteToken target) {
+        Optional<TableEntry> from = live(source, key);
+        Optional<TableEntry> pin = live(target.state(), key);
+        return from.isPresent() && pin.isPresent() && live(base, key).equals(pin)
+                && from.get().lanceBranch().equals(pin.get().lanceBranch()) && FirstTouchFork.inherited(target, pin.get());
     }
 
     /** One type: skip, adopt (base → source delta) or three-way. */
     private Mono<RowMerge.Result> table(String key, Optional<TableEntry> base, Optional<TableEntry> source,
-                                        Optional<TableEntry> target) {
+                                        Optional<TableEntry> target, RowMerge.Bound bound) {
         if (source.equals(target) || base.equals(source)) {
             return Mono.just(new RowMerge.Result(List.of(), List.of(), List.of()));
         }
@@ -105,7 +143,7 @@ final class MergePlanner {
         }
         Flux<RowChange> fromSource = delta(base, source);
         Flux<RowChange> fromTarget = base.equals(target) ? Flux.empty() : delta(base, target);
-        return RowMerge.merge(key, fromSource, fromTarget, ctx.limits().maxEntitiesPerTable());
+        return RowMerge.merge(key, fromSource, fromTarget, bound);
     }
 
     private Flux<RowChange> delta(Optional<TableEntry> before, Optional<TableEntry> after) {

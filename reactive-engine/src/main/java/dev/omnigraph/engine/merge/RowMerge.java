@@ -3,6 +3,7 @@ package dev.omnigraph.engine.merge;
 import dev.omnigraph.engine.diff.ChangeOp;
 import dev.omnigraph.engine.diff.RowChange;
 import dev.omnigraph.engine.diff.RowValues;
+import dev.omnigraph.engine.write.ChangeEstimates;
 import dev.omnigraph.storage.error.MergeConflicts;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
 import java.util.ArrayList;
@@ -10,6 +11,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -17,8 +19,8 @@ import reactor.core.publisher.Mono;
  * The three-way row rules of one table, by {@code id}, over two id-ordered row deltas: base → source and
  * base → target (an id absent from a delta is unchanged on that side). Source unchanged: keep the target;
  * target unchanged: take the source; both changed alike: keep; both changed differently: a conflict. What the
- * target has to change is collected as rows to write and ids to delete, at most {@code maxEntities} of them
- * (more is a 413 before any effect).
+ * target has to change is collected as rows to write and ids to delete, within a {@link Bound} (beyond it, a 413
+ * before any effect).
  */
 final class RowMerge {
     /** Conflicts kept per table: enough to report, bounded whatever the deltas. */
@@ -39,7 +41,39 @@ final class RowMerge {
     private RowMerge() {
     }
 
-    static Mono<Result> merge(String tableKey, Flux<RowChange> sourceDelta, Flux<RowChange> targetDelta, int maxEntities) {
+    /**
+     * How much of one table's result a merge may hold before it refuses (413, before any effect): a table it writes
+     * is capped by entities (one exact transaction); a pointer-only adopt writes nothing, so only the memory its
+     * validation holds is capped, in estimated Arrow bytes shared by every such table of the operation.
+     */
+    sealed interface Bound {
+        /** Called with the counts after each row taken from the source. */
+        void check(String tableKey, int entities, long addedBytes);
+
+        record Entities(int max) implements Bound {
+            @Override
+            public void check(String tableKey, int entities, long addedBytes) {
+                if (entities > max) {
+                    throw new ResourceLimitExceeded("entities a merge writes to " + tableKey, max, entities,
+                            "merge smaller branches (merge more often)");
+                }
+            }
+        }
+
+        record ValidatedBytes(long max, AtomicLong used) implements Bound {
+            @Override
+            public void check(String tableKey, int entities, long addedBytes) {
+                long total = used.addAndGet(addedBytes);
+                if (total > max) {
+                    throw new ResourceLimitExceeded("estimated Arrow bytes of the changes a merge validates without "
+                            + "writing them (pointer-only adopts, up to " + tableKey + ")", max, total,
+                            "merge more often");
+                }
+            }
+        }
+    }
+
+    static Mono<Result> merge(String tableKey, Flux<RowChange> sourceDelta, Flux<RowChange> targetDelta, Bound bound) {
         String entityKind = tableKey.startsWith("node:") ? "node" : "edge";
         String typeName = tableKey.substring(tableKey.indexOf(':') + 1);
         List<Map<String, Object>> writes = new ArrayList<>();
@@ -55,15 +89,15 @@ final class RowMerge {
                     }
                     RowChange s = source.get();
                     if (target.isEmpty()) { // target unchanged: take the source
+                        List<Map<String, Object>> taken;
                         if (s.op() == ChangeOp.DELETE) {
                             deletes.add(s.id());
+                            taken = List.of(Map.of("id", s.id()));
                         } else {
                             writes.add(s.after().orElseThrow());
+                            taken = List.of(s.after().get());
                         }
-                        if (writes.size() + deletes.size() > maxEntities) {
-                            throw new ResourceLimitExceeded("entities a merge writes to " + tableKey, maxEntities,
-                                    writes.size() + deletes.size(), "merge smaller branches (merge more often)");
-                        }
+                        bound.check(tableKey, writes.size() + deletes.size(), ChangeEstimates.arrowBytes(taken));
                         return;
                     }
                     RowChange t = target.get();

@@ -59,7 +59,7 @@ final class BranchQueue {
         synchronized (this) {
             first = arrivals.peekFirst();
         }
-        Mono.defer(() -> first.pipeline().runTurn(first.request().branch(), this::takeBatch))
+        Mono.defer(() -> first.pipeline().runTurn(first.request(), this::takeBatch))
                 .onErrorResume(error -> Mono.empty())
                 .subscribe(null, null, () -> {
                     synchronized (this) {

@@ -10,23 +10,36 @@ import java.util.TreeMap;
  * order), plus what to report: {@code entitiesByTable} (table key → entities the write counts for it: rows per
  * mutation statement, records per load). {@code reprepareOnMovedHead}: the change is insert/upsert-only, so when
  * the head moves before any effect it is safe to plan again against the new head instead of failing.
- * {@code commitWhenEmpty}: publish a commit even without table changes (a merge whose sides net out still
- * records its merged parent).
+ * {@code mergedParent}: a merge's second parent (the source head it captured under the gates); a change set
+ * that has one is published even without table changes (a merge whose sides net out still records it).
+ * {@code pointers}: tables whose pin moves without a data write ({@link PointerSwitch}; only merges plan them),
+ * published with the same commit and recorded in the same sidecar as the table changes.
  */
 public record ChangeSet(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead,
-                        boolean commitWhenEmpty) {
+                        java.util.Optional<String> mergedParent, List<PointerSwitch> pointers) {
     public ChangeSet {
         changes = changes.stream().sorted(Comparator.comparing(TableChange::tableKey)).toList();
         entitiesByTable = Map.copyOf(entitiesByTable);
+        pointers = pointers.stream().sorted(Comparator.comparing(PointerSwitch::tableKey)).toList();
     }
 
     public ChangeSet(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead) {
-        this(changes, entitiesByTable, reprepareOnMovedHead, false);
+        this(changes, entitiesByTable, reprepareOnMovedHead, java.util.Optional.empty(), List.of());
     }
 
-    /** No table change, but a commit all the same (its lineage is the point). */
-    public static ChangeSet lineageOnly() {
-        return new ChangeSet(List.of(), Map.of(), false, true);
+    /** The same change, published as a merge of {@code parent} (a commit even when nothing else changes). */
+    public ChangeSet merging(String parent) {
+        return new ChangeSet(changes, entitiesByTable, reprepareOnMovedHead, java.util.Optional.of(parent), pointers);
+    }
+
+    /** The same change, plus pins that move without a data write. */
+    public ChangeSet withPointers(List<PointerSwitch> switched) {
+        return new ChangeSet(changes, entitiesByTable, reprepareOnMovedHead, mergedParent, switched);
+    }
+
+    /** Published even without table changes: a merge records its second parent. */
+    public boolean commitWhenEmpty() {
+        return mergedParent.isPresent();
     }
 
     public static ChangeSet counted(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead) {

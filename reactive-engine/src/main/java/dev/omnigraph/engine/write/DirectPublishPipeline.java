@@ -65,12 +65,21 @@ public final class DirectPublishPipeline {
     /**
      * One write: what it targets, who does it, how to plan it against a token, the idempotency key (with the
      * request's hash) it carries, if any, and, when it may share a commit with its neighbours in the branch queue,
-     * how to plan it on top of them ({@link GroupPlan}).
+     * how to plan it on top of them ({@link GroupPlan}), and a merge's source branch, whose gate its turn holds
+     * too (it is read, never written, under it).
      */
     public record Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
                           String failpointPrefix, Optional<String> ifGraphCommit,
                           Function<WriteToken, Mono<ChangeSet>> prepare, Optional<IdempotentRequest> idempotency,
-                          Optional<GroupPlan> groupPlan, Optional<String> mergedParent) {
+                          Optional<GroupPlan> groupPlan, Optional<String> mergeSource) {
+        /** The branches whose gates the turn holds, in gate order (by name): two opposite merges cannot deadlock. */
+        public java.util.SortedSet<String> gatedBranches() {
+            TreeSet<String> branches = new TreeSet<>();
+            branches.add(branch);
+            mergeSource.ifPresent(branches::add);
+            return branches;
+        }
+
         public Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
                        String failpointPrefix, Optional<String> ifGraphCommit,
                        Function<WriteToken, Mono<ChangeSet>> prepare, Optional<IdempotentRequest> idempotency,
@@ -165,12 +174,13 @@ public final class DirectPublishPipeline {
      * a group is planned against cannot move in this process before it publishes, so a busy branch costs a wait
      * in FIFO order, never a re-prepare. Outcomes reach the writes after the gates are released.
      */
-    Mono<Void> runTurn(String branch, Supplier<List<QueuedWrite>> take) {
+    Mono<Void> runTurn(Request lead, Supplier<List<QueuedWrite>> take) {
         Settlements settled = new Settlements();
         AtomicReference<List<QueuedWrite>> taken = new AtomicReference<>();
         Supplier<List<QueuedWrite>> writes = () -> taken.updateAndGet(already -> already != null ? already : take.get());
-        return new RecoveryCoordinator(ctx).heal(branch)
-                .then(Mono.usingWhen(ctx.gates().forBranch(branch),
+        RecoveryCoordinator recovery = new RecoveryCoordinator(ctx);
+        return Flux.fromIterable(lead.gatedBranches()).concatMap(recovery::heal).then()
+                .then(Mono.usingWhen(ctx.gates().forBranches(lead.gatedBranches()),
                         branchPermit -> Mono.defer(() -> groups(writes.get(), settled, 0)),
                         Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync))
                 .onErrorResume(error -> Mono.fromRunnable(() -> settled.failAll(writes.get(), error)))
@@ -182,8 +192,9 @@ public final class DirectPublishPipeline {
         if (writes.isEmpty()) {
             return Mono.empty();
         }
-        String branch = writes.get(0).request().branch();
-        return recoveryBarrier(branch)
+        Request lead = writes.get(0).request();
+        String branch = lead.branch();
+        return Flux.fromIterable(lead.gatedBranches()).concatMap(this::recoveryBarrier).then()
                 .then(WriteToken.capture(ctx.manifest(), branch, ctx.schemaIrHash()))
                 .flatMap(token -> new GroupAssembly(ctx, token, settled, this::replayIfRecorded).assemble(writes)
                         .flatMap(group -> publishGroup(token, group, settled, reprepares)
@@ -343,9 +354,9 @@ public final class DirectPublishPipeline {
                 request.actorId(), nowMicros(), request.operation(), request.idempotency(), request.mergedParent());
         return Mono.defer(() -> cancelled.getAsBoolean()
                 ? Mono.<Optional<GraphCommit>>error(new Regroup())
-                : effects.isEmpty() && !changes.commitWhenEmpty()
+                : effects.isEmpty() && !changes.commitWhenEmpty() && changes.pointers().isEmpty()
                         ? Mono.just(Optional.<GraphCommit>empty())
-                        : effects.isEmpty() ? lineageOnly(request, token, lineage)
+                        : effects.isEmpty() ? lineageOnly(request, token, lineage, changes.pointers())
                         : applyArmed(request, operationId, lineage, token, changes, effects));
     }
 
@@ -388,7 +399,8 @@ public final class DirectPublishPipeline {
     private Mono<Optional<GraphCommit>> applyArmed(Publication request, String operationId,
                                                    IntentRecords.LineageIntent lineage, WriteToken token,
                                                    ChangeSet changes, List<StagedEffect> effects) {
-        Sidecar armed = IntentRecords.armed(ctx, request.writerKind(), operationId, token, lineage, effects);
+        Sidecar armed = IntentRecords.armed(ctx, request.writerKind(), operationId, token, lineage, effects,
+                changes.pointers());
         String points = request.failpointPrefix();
         List<StagedHandle> forked = java.util.Collections.synchronizedList(new ArrayList<>());
         return ctx.sidecars().write(armed)
@@ -401,7 +413,8 @@ public final class DirectPublishPipeline {
                                     // committed only once the confirmation is durable (and after_confirm passed).
                                     Mono<Void> confirm = ctx.sidecars().write(IntentRecords.confirmed(armed, committed))
                                             .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_CONFIRM)));
-                                    return publish(request, token, lineage, realized, committed, confirm);
+                                    return publish(request, token, lineage, realized, committed,
+                                            changes.pointers(), confirm);
                                 }))
                         // Handles staged on a fork but never committed are released before recovery runs.
                         .onErrorResume(error -> Flux.fromIterable(List.copyOf(forked))
@@ -470,7 +483,7 @@ public final class DirectPublishPipeline {
 
     private Mono<GraphCommit> publish(Publication request, WriteToken token, IntentRecords.LineageIntent lineage,
                                       List<StagedEffect> effects, Map<String, CommittedVersion> committed,
-                                      Mono<Void> confirm) {
+                                      List<PointerSwitch> pointers, Mono<Void> confirm) {
         Map<String, Long> expectedPins = new LinkedHashMap<>();
         List<TableEntry> updates = new ArrayList<>();
         for (StagedEffect effect : effects) {
@@ -479,14 +492,22 @@ public final class DirectPublishPipeline {
             expectedPins.put(pin.tableKey(), pin.version());
             updates.add(pin.pinnedAt(landed.version(), pin.lanceBranch(), landed.rowCount()));
         }
+        for (PointerSwitch pointer : pointers) {
+            expectedPins.put(pointer.tableKey(), pointer.pin().version());
+            updates.add(pointer.to());
+        }
         return ctx.publisher().publish(new PublishRequest(request.branch(), new ExpectedHead.Exact(token.head()),
                 Optional.of(token.branchIdentity()), expectedPins, updates, lineage.commitId(), lineage.mergedParent(),
                 lineage.actorId(), lineage.createdAtMicros(), lineage.operation(), lineage.idempotency()), confirm);
     }
 
-    /** A commit without table effects: the publish is the only effect, atomic by itself, so no sidecar. */
-    private Mono<Optional<GraphCommit>> lineageOnly(Publication request, WriteToken token, IntentRecords.LineageIntent lineage) {
-        return publish(request, token, lineage, List.of(), Map.of(), Mono.empty())
+    /**
+     * A commit without data effects (lineage, and pins switched without a data write): the publish is the only
+     * effect, atomic by itself, so no sidecar.
+     */
+    private Mono<Optional<GraphCommit>> lineageOnly(Publication request, WriteToken token,
+                                                    IntentRecords.LineageIntent lineage, List<PointerSwitch> pointers) {
+        return publish(request, token, lineage, List.of(), Map.of(), pointers, Mono.empty())
                 .flatMap(commit -> ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_PUBLISH))
                         .thenReturn(Optional.of(commit)));
     }
@@ -507,6 +528,7 @@ public final class DirectPublishPipeline {
     private static TreeSet<String> tableKeys(ChangeSet changes) {
         TreeSet<String> keys = new TreeSet<>();
         changes.changes().forEach(change -> keys.add(change.tableKey()));
+        changes.pointers().forEach(pointer -> keys.add(pointer.tableKey()));
         return keys;
     }
 

@@ -122,8 +122,8 @@ final class GroupAssembly {
         String operation = operations.size() == 1 ? operations.get(0)
                 : "group of " + operations.size() + ": " + String.join("; ", operations);
         Publication publication = new Publication(first.branch(), first.actorId(), first.writerKind(), operation,
-                first.failpointPrefix(), first.ifGraphCommit(), idempotency, first.mergedParent());
-        return new Group(List.copyOf(accepted), new ChangeSet(union.changes(), counts, reprepare, union.commitWhenEmpty()), publication,
+                first.failpointPrefix(), first.ifGraphCommit(), idempotency, union.mergedParent());
+        return new Group(List.copyOf(accepted), new ChangeSet(union.changes(), counts, reprepare, union.mergedParent(), union.pointers()), publication,
                 List.copyOf(leftover));
     }
 }

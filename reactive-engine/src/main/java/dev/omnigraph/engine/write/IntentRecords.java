@@ -33,7 +33,7 @@ final class IntentRecords {
     }
 
     static Sidecar armed(WriteContext ctx, Sidecar.WriterKind kind, String operationId, WriteToken token,
-                         LineageIntent lineage, List<StagedEffect> effects) {
+                         LineageIntent lineage, List<StagedEffect> effects, List<PointerSwitch> pointers) {
         List<TablePin> pins = new ArrayList<>();
         List<Effect> planned = new ArrayList<>();
         List<TableUpdate> updates = new ArrayList<>();
@@ -45,6 +45,14 @@ final class IntentRecords {
                     null, lanceBranch));
             planned.add(new Effect(identity, pin.tableKey(), txn(effect), null));
             updates.add(new TableUpdate(identity, pin.tableKey(), pin.version(), lanceBranch, null));
+        }
+        // Pins switched without a data write are part of the intended delta, already final: a roll-forward
+        // publishes the whole merge, and a rollback has nothing of theirs to undo.
+        for (PointerSwitch pointer : pointers) {
+            TableEntry to = pointer.to();
+            String ref = to.lanceBranch().orElse(null);
+            updates.add(new TableUpdate(identity(pointer.pin()), pointer.tableKey(), pointer.pin().version(), ref,
+                    new Confirmed(to.version(), ref, to.rowCount())));
         }
         ProtocolV3 payload = new ProtocolV3(authority(ctx, token),
                 new Lineage(lineage.commitId(), branchField(lineage.branch()), lineage.actorId().orElse(null),
@@ -74,6 +82,10 @@ final class IntentRecords {
         List<TableUpdate> updates = new ArrayList<>();
         for (TableUpdate update : payload.intendedDelta().tableUpdates()) {
             CommittedVersion committed = committedByTable.get(update.tableKey());
+            if (committed == null) {
+                updates.add(update); // a pointer switch: confirmed when armed
+                continue;
+            }
             updates.add(new TableUpdate(update.identity(), update.tableKey(), update.expectedVersion(),
                     update.tableBranch(), new Confirmed(committed.version(), update.tableBranch(), committed.rowCount())));
         }

@@ -31,9 +31,11 @@ import reactor.core.publisher.Mono;
 
 /**
  * Kills a child JVM at every failpoint of a branch merge: a three-way merge into main (two tables: a three-way row
- * merge and an adopted delta) and a fast-forward into a branch that first-touch forks the table it changes. The
- * reopened graph must be exactly before or after on the target (rows and commit list), the source untouched, no
- * sidecar left, and exactly the audit row recovery owed; a rolled-back merge can be run again.
+ * merge and an adopted delta), a fast-forward into a branch that first-touch forks the tables it changes, a merge of
+ * main into a branch that only moves pins (no data, so no sidecar), and one that moves a pin and row-merges another
+ * table in the same commit (the pin switch is in the sidecar's intended delta). The reopened graph must be exactly
+ * before or after on the target (rows and commit list), the source untouched, no sidecar left, and exactly
+ * the audit row recovery owed; a rolled-back merge can be run again.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class MergeCrashTest {
@@ -44,32 +46,30 @@ class MergeCrashTest {
     static Path template;
     static final Map<Action, CrashHarness.GraphState> BEFORE = new java.util.EnumMap<>(Action.class);
     static final Map<Action, CrashHarness.GraphState> AFTER = new java.util.EnumMap<>(Action.class);
-    static CrashHarness.GraphState feature;
+    static final Map<String, CrashHarness.GraphState> SOURCES = new java.util.HashMap<>();
 
     /** What the child runs. */
     enum Action {
         /** feature into main: Person changed on both sides (three-way), Knows only on feature (adopt). */
-        INTO_MAIN("main") {
-            @Override
-            Mono<?> run(Omnigraph graph) {
-                return graph.mergeBranch("feature", "main", false, Optional.empty());
-            }
-        },
-        /** main into other, which has no commit of its own: a fast-forward that forks Person on other. */
-        INTO_BRANCH("other") {
-            @Override
-            Mono<?> run(Omnigraph graph) {
-                return graph.mergeBranch("main", "other", false, Optional.empty());
-            }
-        };
+        INTO_MAIN("feature", "main"),
+        /** feature into other, which has no commit of its own: a fast-forward that forks Person and Knows on other. */
+        INTO_BRANCH("feature", "other"),
+        /** main into other: Person and Note only moved on main, which other still reads: pins move, no data. */
+        POINTERS_ONLY("main", "other"),
+        /** main into mixed: Person changed on both (a row merge on mixed's fork), Note only on main (a pin switch). */
+        POINTER_AND_ROWS("main", "mixed");
 
+        final String source;
         final String target;
 
-        Action(String target) {
+        Action(String source, String target) {
+            this.source = source;
             this.target = target;
         }
 
-        abstract Mono<?> run(Omnigraph graph);
+        Mono<?> run(Omnigraph graph) {
+            return graph.mergeBranch(source, target, false, Optional.empty());
+        }
     }
 
     @BeforeAll
@@ -80,6 +80,8 @@ class MergeCrashTest {
         load(seeded, "main", CrashScenario.SEED);
         seeded.createBranch("feature", Optional.empty()).block();
         seeded.createBranch("other", Optional.empty()).block();
+        seeded.createBranch("mixed", Optional.empty()).block();
+        load(seeded, "mixed", "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\",\"age\":42}}\n");
         seeded.mutate("feature", """
                 query insert() {
                     insert Person { name: "Zed", age: 5 }
@@ -87,9 +89,10 @@ class MergeCrashTest {
                 }
                 """, "insert", Map.of(), WriteOptions.DEFAULT).block();
         load(seeded, "feature", "{\"type\":\"Person\",\"data\":{\"name\":\"Cy\",\"age\":21}}\n");
-        load(seeded, "main", "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":77}}\n");
-        feature = CrashHarness.state(seeded, "feature", services);
+        load(seeded, "main", "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":77}}\n"
+                + "{\"type\":\"Note\",\"data\":{\"id\":\"n2\",\"text\":\"later\"}}\n");
         for (Action action : Action.values()) {
+            SOURCES.put(action.source, CrashHarness.state(seeded, action.source, services));
             BEFORE.put(action, CrashHarness.state(seeded, action.target, services));
             Path reference = scratch.resolve("reference-" + action);
             CrashHarness.copy(template, reference);
@@ -114,26 +117,34 @@ class MergeCrashTest {
         RecoveryRecord.Kind back = RecoveryRecord.Kind.RolledBack;
         RecoveryRecord.Kind forward = RecoveryRecord.Kind.RolledForward;
         return Stream.of(
-                Arguments.of(Action.INTO_MAIN, "branch_merge.after_prepare", null),
-                Arguments.of(Action.INTO_MAIN, "branch_merge.after_gates", null),
-                Arguments.of(Action.INTO_MAIN, "branch_merge.after_arm", back),
-                Arguments.of(Action.INTO_MAIN, "branch_merge.after_commit:1", back),
-                Arguments.of(Action.INTO_MAIN, "branch_merge.after_commit:2", back),
-                Arguments.of(Action.INTO_MAIN, FailpointCatalog.SIDECAR_WRITE + "@2", back), // dies writing the confirm
-                Arguments.of(Action.INTO_MAIN, "branch_merge.after_confirm", forward),
-                Arguments.of(Action.INTO_MAIN, "branch_merge.after_publish", forward),
-                Arguments.of(Action.INTO_MAIN, "branch_merge.before_sidecar_delete", forward),
-                Arguments.of(Action.INTO_BRANCH, "branch_merge.after_arm", back),
-                Arguments.of(Action.INTO_BRANCH, "branch_merge.after_fork", back),
-                Arguments.of(Action.INTO_BRANCH, "branch_merge.after_commit:1", back),
-                Arguments.of(Action.INTO_BRANCH, "branch_merge.after_confirm", forward),
-                Arguments.of(Action.INTO_BRANCH, "branch_merge.before_sidecar_delete", forward));
+                Arguments.of(Action.INTO_MAIN, "branch_merge.after_prepare", null, false),
+                Arguments.of(Action.INTO_MAIN, "branch_merge.after_gates", null, false),
+                Arguments.of(Action.INTO_MAIN, "branch_merge.after_arm", back, false),
+                Arguments.of(Action.INTO_MAIN, "branch_merge.after_commit:1", back, false),
+                Arguments.of(Action.INTO_MAIN, "branch_merge.after_commit:2", back, false),
+                Arguments.of(Action.INTO_MAIN, FailpointCatalog.SIDECAR_WRITE + "@2", back, false), // dies writing the confirm
+                Arguments.of(Action.INTO_MAIN, "branch_merge.after_confirm", forward, true),
+                Arguments.of(Action.INTO_MAIN, "branch_merge.after_publish", forward, true),
+                Arguments.of(Action.INTO_MAIN, "branch_merge.before_sidecar_delete", forward, true),
+                Arguments.of(Action.INTO_BRANCH, "branch_merge.after_arm", back, false),
+                Arguments.of(Action.INTO_BRANCH, "branch_merge.after_fork", back, false),
+                Arguments.of(Action.INTO_BRANCH, "branch_merge.after_commit:1", back, false),
+                Arguments.of(Action.INTO_BRANCH, "branch_merge.after_commit:2", back, false),
+                Arguments.of(Action.INTO_BRANCH, "branch_merge.after_confirm", forward, true),
+                Arguments.of(Action.INTO_BRANCH, "branch_merge.before_sidecar_delete", forward, true),
+                Arguments.of(Action.POINTERS_ONLY, "branch_merge.after_gates", null, false),
+                Arguments.of(Action.POINTERS_ONLY, "branch_merge.after_publish", null, true), // no sidecar: nothing to recover
+                Arguments.of(Action.POINTER_AND_ROWS, "branch_merge.after_arm", back, false),
+                Arguments.of(Action.POINTER_AND_ROWS, "branch_merge.after_commit:1", back, false),
+                Arguments.of(Action.POINTER_AND_ROWS, FailpointCatalog.SIDECAR_WRITE + "@2", back, false),
+                Arguments.of(Action.POINTER_AND_ROWS, "branch_merge.after_confirm", forward, true),
+                Arguments.of(Action.POINTER_AND_ROWS, "branch_merge.before_sidecar_delete", forward, true));
     }
 
     @ParameterizedTest(name = "{0} killed at {1}")
     @MethodSource("crashes")
     void aKilledMergeLeavesTheTargetExactlyBeforeOrAfter(Action action, String point, RecoveryRecord.Kind audited,
-                                                        @TempDir Path dir) throws Exception {
+                                                        boolean published, @TempDir Path dir) throws Exception {
         Path root = dir.resolve("graph");
         CrashHarness.copy(template, root);
         String spec = point.contains("@") ? point.replace("@", "=exit@") : point + "=exit";
@@ -141,11 +152,12 @@ class MergeCrashTest {
 
         Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
         assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
-        assertThat(CrashHarness.state(reopened, "feature", services)).as("source untouched").isEqualTo(feature);
+        assertThat(CrashHarness.state(reopened, action.source, services)).as("source untouched")
+                .isEqualTo(SOURCES.get(action.source));
         List<RecoveryRecord> audit = reopened.recoveries().collectList().block();
-        if (audited == RecoveryRecord.Kind.RolledForward) {
+        if (published) {
             assertThat(CrashHarness.state(reopened, action.target, services)).isEqualTo(AFTER.get(action));
-            // A roll-forward publishes the merge's fixed lineage: both parents.
+            // The published merge has its fixed lineage: both parents.
             assertThat(reopened.commits(action.target).next().block().parentIds()).hasSize(2);
         } else {
             assertThat(CrashHarness.state(reopened, action.target, services)).isEqualTo(BEFORE.get(action));
