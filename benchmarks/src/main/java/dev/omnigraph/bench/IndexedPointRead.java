@@ -16,11 +16,14 @@ import reactor.core.publisher.Mono;
 /**
  * Keyed lookup of one Person with and without the BTREE on {@code id}, in one run on one graph: first at the
  * unindexed head, then {@code index ensure}, then at the indexed head. Each phase interleaves the engine's query
- * with a raw Lance filtered scan ({@code id = '…'}) of the same pinned version, repetition by repetition.
+ * with a raw Lance filtered scan ({@code id = '…'}) of the same pinned version, repetition by repetition. The
+ * table sizes come from {@code -Domnigraph.bench.point-rows} (default 100,000), one fresh graph per size.
  */
 final class IndexedPointRead implements Scenario {
     static final String RAW_PLAIN = "raw lance, no index: open pinned version + filtered scan";
     static final String RAW_INDEXED = "raw lance, BTREE on id: open pinned version + filtered scan";
+    /** System property listing the table sizes to measure (1,000,000 takes minutes to load here). */
+    static final String ROWS_PROPERTY = "omnigraph.bench.point-rows";
 
     @Override
     public String name() {
@@ -29,29 +32,41 @@ final class IndexedPointRead implements Scenario {
 
     @Override
     public ScenarioReport run(BenchContext ctx) throws Exception {
-        int persons = ctx.options().pick(100_000, 50);
-        ScenarioReport report = new ScenarioReport(name(), "Keyed lookup of one Person among " + persons
-                + ", without and with the BTREE index `index ensure` builds on id, each vs raw Lance on the same version.")
+        List<Integer> sizes = ctx.options().quick() ? List.of(50) : sizes(System.getProperty(ROWS_PROPERTY, "100000"));
+        ScenarioReport report = new ScenarioReport(name(), "Keyed lookup of one Person among " + sizes
+                + " rows, without and with the BTREE index `index ensure` builds on id, each vs raw Lance on the same version.")
                 .unit("ms per lookup");
-        Omnigraph graph = PointRead.seeded(ctx, ctx.workDir(name()), persons);
+        for (int persons : sizes) {
+            measure(ctx, report, persons);
+        }
+        return report;
+    }
+
+    /** Sizes from {@code -Domnigraph.bench.point-rows=100000,1000000}. */
+    static List<Integer> sizes(String spec) {
+        return java.util.Arrays.stream(spec.split(",")).map(String::trim).map(Integer::parseInt).toList();
+    }
+
+    private void measure(BenchContext ctx, ScenarioReport report, int persons) throws Exception {
+        String at = " (" + persons + " rows)";
+        Omnigraph graph = PointRead.seeded(ctx, ctx.workDir(name() + "-" + persons), persons);
         TableInfo plain = person(ctx, graph, ReadTarget.main());
         TableStorage tables = ctx.services().tables();
         TableRef ref = new TableRef(graph.root().resolve(plain.path()).toString(), plain.lanceBranch());
-        Series rawPlain = report.row(RAW_PLAIN, null);
-        Series oursPlain = report.row("omnigraph, no index: query byName at the head", RAW_PLAIN);
+        Series rawPlain = report.row(RAW_PLAIN + at, null);
+        Series oursPlain = report.row("omnigraph, no index: query byName at the head" + at, RAW_PLAIN + at);
         lookups(ctx, graph, tables, ref, plain.version(), persons, rawPlain, oursPlain);
 
         long started = System.nanoTime();
         ctx.run(() -> graph.ensureIndexes("main", Optional.empty()));
         long ensureMs = (System.nanoTime() - started) / 1_000_000;
         TableInfo indexed = person(ctx, graph, ReadTarget.main());
-        Series rawIndexed = report.row(RAW_INDEXED, RAW_PLAIN);
-        Series oursIndexed = report.row("omnigraph, BTREE on id: query byName at the head", RAW_INDEXED);
+        Series rawIndexed = report.row(RAW_INDEXED + at, RAW_PLAIN + at);
+        Series oursIndexed = report.row("omnigraph, BTREE on id: query byName at the head" + at, RAW_INDEXED + at);
         lookups(ctx, graph, tables, ref, indexed.version(), persons, rawIndexed, oursIndexed);
-        report.note("dataset: " + plain.rowCount() + " rows in " + Workload.chunks(persons, 8_192).size()
+        report.note(persons + " rows: " + plain.rowCount() + " rows in " + Workload.chunks(persons, 8_192).size()
                 + " fragment(s); `index ensure` took " + ensureMs + " ms (BTREE on id of Person and on id/src/dst of "
                 + "the edge tables); versions " + plain.version() + " (no index) and " + indexed.version() + " (indexed)");
-        return report;
     }
 
     /** Raw and engine lookups of the same random keys, interleaved repetition by repetition. */

@@ -58,8 +58,17 @@ final class LanceIndexes {
     }
 
     /**
+     * Lance 0.39's failure when a vector index names rows deleted since its build (deletes, and updates, which
+     * delete and re-append): it fetches the projected columns of the surviving rows and cannot merge them with
+     * the candidates (fixed upstream after 0.39, lance PR #6042).
+     */
+    private static final String STALE_ROW_IDS = "Attempt to merge two RecordBatch with different sizes";
+
+    /**
      * The rows of a vector-index search, in one batch: Lance answers a top-k sorted, and sorted batches after the
      * first come as slices the Arrow Java import misreads (see RowDeltas), so more than one batch is refused.
+     * When the index's candidates include deleted rows, Lance fails the search; that is answered with no rows,
+     * which callers treat like any short answer (the exact path answers instead).
      */
     static List<Map<String, Object>> nearest(TableRef ref, Dataset dataset, NearestRequest request) {
         Query query = new Query.Builder().setColumn(request.column()).setKey(request.key()).setK(request.k())
@@ -78,6 +87,7 @@ final class LanceIndexes {
         } catch (StorageFault e) {
             throw e;
         } catch (Exception e) {
+            if (String.valueOf(e.getMessage()).contains(STALE_ROW_IDS)) return List.of();
             throw LanceFailures.translate("nearest", ref, e);
         }
         return rows;

@@ -125,7 +125,8 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     /**
      * The rows an approximate nearest-neighbour search through {@code snapshot}'s vector index returns (at most
      * {@code k}, closest first, with Lance's {@code _distance}). Only for a table that has a vector index on the
-     * column; unindexed fragments are searched exhaustively by Lance.
+     * column; unindexed fragments are searched exhaustively by Lance. No rows when Lance 0.39 cannot answer
+     * because the index's candidates include rows deleted since the build (callers then search exactly).
      */
     Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request);
 

@@ -22,7 +22,7 @@ import reactor.core.publisher.Mono;
  * every reported distance is exact and only the candidate set is approximate (IVF probes {@link #NPROBES}
  * partitions; tables of up to {@code NPROBES × 1024} rows have no more partitions than that, so they are searched
  * whole). Without the index at the pinned version, or when the search finds fewer than k rows (rows without a
- * vector), the exact path answers.
+ * vector; or none, when Lance 0.39 fails on candidates deleted since the build), the exact path answers.
  */
 final class AnnSearch {
     /** Largest limit served through the index; larger top-ks are exact scans anyway. */

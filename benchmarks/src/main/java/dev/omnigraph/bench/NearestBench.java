@@ -1,0 +1,113 @@
+package dev.omnigraph.bench;
+
+import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.engine.TableInfo;
+import dev.omnigraph.storage.NearestRequest;
+import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.storage.TableStorage;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Random;
+import java.util.Set;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@code nearest} top-10 over 100,000 vectors, exact and through the IVF index, each beside raw Lance on the same
+ * pinned version: at the unindexed head Lance's own nearest is a flat (exact) search and the engine's is its exact
+ * path; after {@code index ensure}, Lance's nearest probes the index as the engine's ANN path does. At the indexed
+ * head the engine's exact path is also measured (a filter that keeps every row forces it) and a filter that keeps
+ * one row in ten; the recall of the engine's ANN top-10 against its exact top-10 is reported.
+ */
+final class NearestBench implements Scenario {
+    static final String RAW_FLAT = "raw lance, no index: flat nearest top-10";
+    static final String RAW_ANN = "raw lance, IVF index: nearest top-10";
+    static final String OURS_ANN = "omnigraph ANN (unfiltered, indexed head)";
+    private static final int K = 10;
+
+    @Override
+    public String name() {
+        return "nearest-indexed";
+    }
+
+    @Override
+    public ScenarioReport run(BenchContext ctx) throws Exception {
+        int docs = ctx.options().pick(100_000, 600);
+        ScenarioReport report = new ScenarioReport(name(), "nearest top-10 over " + docs + " Vector("
+                + SearchWorkload.DIM + ") rows: exact and through the IVF_FLAT index `index ensure` builds, each vs raw "
+                + "Lance's nearest on the same version.").unit("ms per query");
+        Omnigraph graph = SearchWorkload.seeded(ctx, ctx.workDir(name()), docs);
+        TableStorage tables = ctx.services().tables();
+        TableInfo plain = SearchWorkload.docs(ctx, graph);
+        TableRef ref = SearchWorkload.ref(graph, plain);
+        int warmup = ctx.options().pick(5, 1);
+        int reps = ctx.options().pick(40, 3);
+
+        Series rawFlat = report.row(RAW_FLAT, null);
+        Series oursExact = report.row("omnigraph exact (no index)", RAW_FLAT);
+        Random queries = new Random(42);
+        for (int i = 0; i < warmup + reps; i++) {
+            Map<String, Object> q = Map.of("q", SearchWorkload.list(SearchWorkload.vector(queries)));
+            float[] key = toArray(q);
+            boolean measured = i >= warmup;
+            timed(ctx, measured, rawFlat, () -> raw(tables, ref, plain.version(), key));
+            timed(ctx, measured, oursExact, () -> SearchWorkload.query(graph, "near", q));
+        }
+
+        long started = System.nanoTime();
+        ctx.run(() -> graph.ensureIndexes("main", Optional.empty()));
+        long ensureMs = (System.nanoTime() - started) / 1_000_000;
+        TableInfo indexed = SearchWorkload.docs(ctx, graph);
+        Series rawAnn = report.row(RAW_ANN, RAW_FLAT);
+        Series oursAnn = report.row(OURS_ANN, RAW_ANN);
+        Series oursAll = report.row("omnigraph exact at the indexed head (filter keeps every row)", RAW_FLAT);
+        Series oursTenth = report.row("omnigraph exact, filter keeps 1 row in " + SearchWorkload.CATS, RAW_FLAT);
+        double recall = 0;
+        for (int i = 0; i < warmup + reps; i++) {
+            Map<String, Object> q = Map.of("q", SearchWorkload.list(SearchWorkload.vector(queries)));
+            float[] key = toArray(q);
+            boolean measured = i >= warmup;
+            timed(ctx, measured, rawAnn, () -> raw(tables, ref, indexed.version(), key));
+            List<List<Object>> ann = timed(ctx, measured, oursAnn, () -> SearchWorkload.query(graph, "near", q));
+            List<List<Object>> exact = timed(ctx, measured, oursAll, () -> SearchWorkload.query(graph, "nearAll", q));
+            timed(ctx, measured, oursTenth, () -> SearchWorkload.query(graph, "nearIn",
+                    Map.of("q", q.get("q"), "c", 3)));
+            if (measured) recall += overlap(ann, exact) / (double) K / reps;
+        }
+        report.note("dataset: " + plain.rowCount() + " rows in " + Workload.chunks(docs, 8_192).size()
+                + " fragment(s); `index ensure` took " + ensureMs + " ms (BTREE on id, inverted on body, IVF_FLAT on vec "
+                + "with " + Math.max(1, Math.min(256, docs / 1024)) + " partitions); ANN probes 20 partitions, raw Lance "
+                + "the same; versions " + plain.version() + " (no index) and " + indexed.version() + " (indexed)");
+        report.note(String.format("recall@10 of the engine's ANN top-10 against its exact top-10: %.3f (mean over %d queries)",
+                recall, reps));
+        return report;
+    }
+
+    private static float[] toArray(Map<String, Object> q) {
+        @SuppressWarnings("unchecked") List<Double> v = (List<Double>) q.get("q");
+        float[] out = new float[v.size()];
+        for (int i = 0; i < out.length; i++) out[i] = v.get(i).floatValue();
+        return out;
+    }
+
+    /** Raw Lance: open the pinned version, nearest top-10 projected to the columns the engine reads. */
+    private static Mono<List<Map<String, Object>>> raw(TableStorage tables, TableRef ref, long version, float[] key) {
+        return tables.open(ref, OptionalLong.of(version)).flatMap(snapshot -> tables.nearest(snapshot,
+                new NearestRequest("vec", key, K, 20, List.of("id", "slug", "cat", "body", "vec"))))
+                .doOnNext(rows -> {
+                    if (rows.size() != K) throw new IllegalStateException("raw nearest returned " + rows.size() + " rows");
+                });
+    }
+
+    private static int overlap(List<List<Object>> a, List<List<Object>> b) {
+        Set<Object> in = new HashSet<>();
+        b.forEach(r -> in.add(r.get(0)));
+        return (int) a.stream().filter(r -> in.contains(r.get(0))).count();
+    }
+
+    static <T> T timed(BenchContext ctx, boolean measured, Series series, java.util.function.Supplier<Mono<T>> op) {
+        return measured ? ctx.measure(series, op) : ctx.run(op);
+    }
+}
