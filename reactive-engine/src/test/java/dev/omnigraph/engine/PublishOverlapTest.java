@@ -14,14 +14,18 @@ import dev.omnigraph.storage.manifest.GraphCommit;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
 /**
  * The single-row write path overlaps steps that write only invisible files with steps that must precede a commit:
- * staging runs beside the recheck, and the manifest Update is staged while the confirmation is written. These
- * pin that the overlap never lets a commit pass the durable record it depends on, and that every staged handle
- * of an attempt that stops is released (the table storage fails on a leaked Arrow buffer when the test closes it).
+ * staging runs beside the recheck, an append's manifest Update is staged beside the arm and the table commit, and
+ * the confirmation is written beside the publish. These pin that the overlap never lets a commit pass what it
+ * depends on (the manifest commit waits for every table commit; the answer waits for both the confirmation and
+ * the publish), and that every staged handle of an attempt that stops is released (the table storage fails on a
+ * leaked Arrow buffer when the test closes it).
  */
 class PublishOverlapTest extends ConstrainedGraphTest {
     static final String QUERIES = """
@@ -41,35 +45,52 @@ class PublishOverlapTest extends ConstrainedGraphTest {
     }
 
     @Test
-    void theManifestCommitWaitsForTheConfirmationAndForAfterConfirm() {
+    void theManifestCommitDoesNotWaitForTheConfirmationButTheAnswerWaitsForBoth() throws Exception {
         String before = head();
-        Failpoints.Parked parked = graph.failpoints().park("mutation." + FailpointCatalog.AFTER_CONFIRM);
-        Mono<WriteOutcome> write = note("a").cache();
-        write.subscribe(outcome -> { }, error -> { });
-        parked.reached().block();
+        Failpoints.Parked confirmed = graph.failpoints().park("mutation." + FailpointCatalog.AFTER_CONFIRM);
+        Failpoints.Parked published = graph.failpoints().park("mutation." + FailpointCatalog.AFTER_PUBLISH);
+        CompletableFuture<WriteOutcome> write = note("a").toFuture();
+        confirmed.reached().block();
+        published.reached().block();
 
-        // Confirmed and durable, the manifest Update staged beside it, but nothing published yet.
-        assertThat(graph.sidecars().list().collectList().block()).singleElement()
-                .satisfies(sidecar -> assertThat(sidecar.protocolV3().effectPhase()).isEqualTo(Sidecar.EffectPhase.EffectsConfirmed));
-        assertThat(head()).isEqualTo(before);
-        assertThat(notes()).isEmpty();
+        // Published while its confirmation is held: visible, but not acknowledged.
+        assertThat(head()).isNotEqualTo(before);
+        assertThat(notes()).containsExactly("a");
+        published.release();
+        assertThat(write).isNotDone(); // the confirmation is still held, so nothing can answer yet
 
-        parked.release();
-        GraphCommit landed = write.block(Duration.ofSeconds(60)).commit().orElseThrow();
+        confirmed.release();
+        GraphCommit landed = write.get(60, TimeUnit.SECONDS).commit().orElseThrow();
         assertThat(head()).isEqualTo(landed.id());
         assertThat(landed.parentIds()).containsExactly(before);
-        assertThat(notes()).containsExactly("a");
         assertThat(graph.sidecars().list().collectList().block()).isEmpty();
+        assertThat(graph.recoveries().collectList().block()).isEmpty();
     }
 
     @Test
-    void aConfirmationThatFailsBesideAStagedManifestUpdateLeavesTheOldGraph() {
+    void anEarlyStagedManifestUpdateIsCommittedOnlyAfterTheTableCommit() throws Exception {
         String before = head();
-        // The second sidecar write of the attempt is its confirmation; the manifest Update is staged meanwhile.
-        graph.failpoints().arm(FailpointCatalog.SIDECAR_WRITE, new Failpoints.Action.OnHit(2, new Failpoints.Action.Error()));
+        // The append's manifest Update is staged beside the arm; the table commit is held after it landed.
+        Failpoints.Parked committed = graph.failpoints().park("mutation." + FailpointCatalog.AFTER_COMMIT + "1");
+        CompletableFuture<WriteOutcome> write = note("a").toFuture();
+        committed.reached().block();
+        assertThat(head()).isEqualTo(before);
+        assertThat(graph.sidecars().list().collectList().block()).singleElement()
+                .satisfies(sidecar -> assertThat(sidecar.protocolV3().effectPhase()).isEqualTo(Sidecar.EffectPhase.Armed));
+
+        committed.release();
+        assertThat(write.get(60, TimeUnit.SECONDS).commit()).isPresent();
+        assertThat(notes()).containsExactly("a");
+    }
+
+    @Test
+    void aPublishThatFailsBeforeItsManifestCommitLeavesTheOldGraphAlthoughTheConfirmationLanded() {
+        String before = head();
+        String point = "mutation." + FailpointCatalog.BEFORE_MANIFEST_COMMIT;
+        graph.failpoints().arm(point, new Failpoints.Action.Error());
         assertThatThrownBy(() -> note("a").block(Duration.ofSeconds(60))).isInstanceOf(StorageFault.class)
-                .hasMessageContaining(FailpointCatalog.SIDECAR_WRITE);
-        graph.failpoints().disarm(FailpointCatalog.SIDECAR_WRITE);
+                .hasMessageContaining(point);
+        graph.failpoints().disarm(point);
 
         assertThat(notes()).isEmpty();
         assertThat(graph.sidecars().list().collectList().block()).isEmpty();

@@ -73,12 +73,27 @@ class RecoveryFaultsTest extends ConstrainedGraphTest {
     }
 
     @Test
-    void aFailedConfirmWriteIsCompensatedWithEveryEffectUndone() {
-        // The second sidecar write of the attempt is the confirm, after both tables were committed.
+    void aFailedConfirmWriteBesideAPublishThatLandedKeepsTheWrite() {
+        // The second sidecar write of the attempt is the confirm, after both tables were committed; the publish
+        // beside it lands, so the write is durable and acknowledged, and its Armed sidecar is removed.
         graph.failpoints().arm(FailpointCatalog.SIDECAR_WRITE, new Failpoints.Action.OnHit(2, ERROR));
+        assertThat(pair("Bob", "Cy").commit()).isPresent();
+        graph.failpoints().disarm(FailpointCatalog.SIDECAR_WRITE);
+        assertThat(people()).containsExactly("Ada", "Bob", "Cy");
+        assertThat(rows(graph, "edge:Knows")).hasSize(1);
+        assertThat(pending()).isEmpty();
+        assertThat(graph.recoveries().collectList().block()).isEmpty();
+    }
+
+    @Test
+    void aFailedConfirmWriteBesideAFailedPublishIsCompensatedWithEveryEffectUndone() {
+        graph.failpoints().arm(FailpointCatalog.SIDECAR_WRITE, new Failpoints.Action.OnHit(2, ERROR));
+        graph.failpoints().arm("mutation." + FailpointCatalog.BEFORE_MANIFEST_COMMIT, ERROR);
+        // The confirmation's error is the one reported.
         assertThatThrownBy(() -> pair("Bob", "Cy")).isInstanceOf(StorageFault.class)
                 .hasMessageContaining(FailpointCatalog.SIDECAR_WRITE);
         graph.failpoints().disarm(FailpointCatalog.SIDECAR_WRITE);
+        graph.failpoints().disarm("mutation." + FailpointCatalog.BEFORE_MANIFEST_COMMIT);
         assertThat(people()).containsExactly("Ada");
         assertThat(rows(graph, "edge:Knows")).isEmpty();
         assertThat(pending()).isEmpty();
@@ -89,9 +104,11 @@ class RecoveryFaultsTest extends ConstrainedGraphTest {
     @Test
     void aConfirmWriteAndACompensationThatBothFailLeaveTheSidecarForTheNextOpen() {
         graph.failpoints().arm(FailpointCatalog.SIDECAR_WRITE, new Failpoints.Action.OnHit(2, ERROR));
+        graph.failpoints().arm("mutation." + FailpointCatalog.BEFORE_MANIFEST_COMMIT, ERROR);
         graph.failpoints().arm("recovery.before_plan_write", ERROR);
         assertThatThrownBy(() -> pair("Bob", "Cy")).isInstanceOf(RecoveryRequired.class);
         graph.failpoints().disarm(FailpointCatalog.SIDECAR_WRITE);
+        graph.failpoints().disarm("mutation." + FailpointCatalog.BEFORE_MANIFEST_COMMIT);
         graph.failpoints().disarm("recovery.before_plan_write");
         assertThat(pending()).hasSize(1);
         // Effects landed but were never confirmed: the write-entry healer may not roll them forward.

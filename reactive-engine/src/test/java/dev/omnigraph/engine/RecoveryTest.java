@@ -51,7 +51,7 @@ class RecoveryTest extends ConstrainedGraphTest {
     @Test
     void anErrorBeforePublishRollsBackTheWritersOwnEffectsAndReturnsTheError() {
         for (String point : List.of("mutation.after_arm", "mutation.after_commit:1", "mutation.after_commit:2",
-                "mutation.after_confirm")) {
+                "mutation.before_manifest_commit")) {
             graph.failpoints().arm(point, new Failpoints.Action.Error());
             assertThatThrownBy(() -> pair("Bob", "Cy")).as(point).isInstanceOf(StorageFault.class).hasMessageContaining(point);
             graph.failpoints().disarm(point);
@@ -106,10 +106,11 @@ class RecoveryTest extends ConstrainedGraphTest {
 
     @Test
     void theWriteEntryHealerRollsAConfirmedWriteForward() {
-        graph.failpoints().arm("mutation.after_confirm", new Failpoints.Action.Error());
+        // The publish fails before its manifest commit; the confirmation beside it lands.
+        graph.failpoints().arm("mutation.before_manifest_commit", new Failpoints.Action.Error());
         graph.failpoints().arm("recovery.before_plan_write", new Failpoints.Action.Error());
         assertThatThrownBy(() -> pair("Bob", "Cy")).isInstanceOf(RecoveryRequired.class);
-        graph.failpoints().disarm("mutation.after_confirm");
+        graph.failpoints().disarm("mutation.before_manifest_commit");
         graph.failpoints().disarm("recovery.before_plan_write");
         String stuck = graph.sidecars().list().blockFirst().protocolV3().lineage().graphCommitId();
         // The next write heals first: the confirmed write is published with its original commit id, then this one lands.

@@ -24,6 +24,12 @@ public final class FailpointCatalog {
      */
     public static final String AFTER_FORK = "after_fork";
 
+    /**
+     * Hit after every table commit landed, just before the manifest commit. It runs beside the confirmation, so a
+     * crash here leaves either recovery outcome; tests fail the publish here (the confirmation still lands).
+     */
+    public static final String BEFORE_MANIFEST_COMMIT = "before_manifest_commit";
+
     public static final List<String> PIPELINE_STEPS = List.of(AFTER_PREPARE, AFTER_GATES, AFTER_ARM,
             AFTER_COMMIT + "<n>", AFTER_CONFIRM, AFTER_PUBLISH, BEFORE_SIDECAR_DELETE);
     /**
@@ -116,6 +122,7 @@ public final class FailpointCatalog {
         for (String writer : List.of("mutation", "load", "branch_merge")) {
             List<String> points = new java.util.ArrayList<>(PIPELINE_STEPS.stream().map(step -> writer + "." + step).toList());
             points.add(writer + "." + AFTER_FORK);
+            points.add(writer + "." + BEFORE_MANIFEST_COMMIT);
             points.add(writer + "." + AFTER_ATTEMPT);
             out.put(writer, List.copyOf(points));
         }

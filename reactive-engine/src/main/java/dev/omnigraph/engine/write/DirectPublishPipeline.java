@@ -16,10 +16,8 @@ import dev.omnigraph.storage.error.PreconditionFailed;
 import dev.omnigraph.storage.error.ReadSetChanged;
 import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.error.StorageFault;
-import dev.omnigraph.storage.manifest.ExpectedHead;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import dev.omnigraph.storage.manifest.GraphCommit;
-import dev.omnigraph.storage.manifest.PublishRequest;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -43,8 +41,8 @@ import reactor.core.publisher.Sinks;
  * The direct-publish write path shared by mutations and loads. A write joins its branch's queue; one queue turn
  * reads, top to bottom, as the protocol: heal → branch gate → recovery barrier → capture token → plan each write
  * on top of the ones before it (a group, {@link GroupAssembly}) → table gates → stage and recheck (side by side:
- * staged files are invisible) → arm sidecar → commit each table exactly once → confirm (the manifest Update is
- * staged meanwhile, and committed only after the confirmation is durable) → publish → delete sidecar → hand each
+ * staged files are invisible) → arm sidecar → commit each table exactly once → confirm and publish side by side
+ * ({@link ConfirmAndPublish}; an append's manifest Update is staged already beside the arm) → delete sidecar → hand each
  * write its outcome.
  *
  * <p>Cancellation: a write runs detached from its subscriber. A cancel before the sidecar is armed drops it at the
@@ -403,31 +401,30 @@ public final class DirectPublishPipeline {
                 changes.pointers());
         String points = request.failpointPrefix();
         List<StagedHandle> forked = java.util.Collections.synchronizedList(new ArrayList<>());
-        return ctx.sidecars().write(armed)
+        // Arm, forks, commits: subscribed by both the publish (which stages the manifest Update meanwhile) and the
+        // confirmation, so cached.
+        Mono<ConfirmAndPublish.Landed> landed = ctx.sidecars().write(armed)
+                // A failed arm is refused as it is: nothing to compensate before the intent exists.
+                .onErrorMap(error -> error instanceof RuntimeException failed ? new EffectFree(failed) : error)
                 .then(Mono.defer(() -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_ARM))
                         .then(new FirstTouchFork(ctx).realize(points, effects, FirstTouchFork.inheritedPins(changes),
                                 this::stage, forked))
                         .flatMap(realized -> commitAll(points, operationId, realized, changes)
-                                .flatMap(committed -> {
-                                    // The manifest Update is staged while the confirmation is written; it is
-                                    // committed only once the confirmation is durable (and after_confirm passed).
-                                    Mono<Void> confirm = ctx.sidecars().write(IntentRecords.confirmed(armed, committed))
-                                            .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_CONFIRM)));
-                                    return publish(request, token, lineage, realized, committed,
-                                            changes.pointers(), confirm);
-                                }))
+                                .map(committed -> new ConfirmAndPublish.Landed(realized, committed)))))
+                .cache();
+        return Mono.defer(() -> new ConfirmAndPublish(ctx).run(request, token, lineage, armed, effects,
+                changes.pointers(), landed)
                         // Handles staged on a fork but never committed are released before recovery runs.
                         .onErrorResume(error -> Flux.fromIterable(List.copyOf(forked))
                                 .concatMap(handle -> ctx.tables().discard(handle)).then(Mono.error(error)))
-                        .flatMap(commit -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_PUBLISH))
-                                .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.BEFORE_SIDECAR_DELETE)))
+                        .flatMap(commit -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.BEFORE_SIDECAR_DELETE))
                                 .then(deleteSidecar(operationId))
                                 .thenReturn(Optional.of(commit)))
                         // Only an effect-free failure skips compensation; a publish that lost the head race
                         // (ReadSetChanged) has effects to undo first.
                         .onErrorResume(error -> error instanceof EffectFree free
                                 ? Mono.error(free.getCause())
-                                : compensate(request, operationId, lineage, error))));
+                                : compensate(request, operationId, lineage, error)));
     }
 
     /**
@@ -481,33 +478,14 @@ public final class DirectPublishPipeline {
                 .then(Mono.error(new EffectFree(changes.reprepareOnMovedHead() ? new Reprepare(moved) : moved)));
     }
 
-    private Mono<GraphCommit> publish(Publication request, WriteToken token, IntentRecords.LineageIntent lineage,
-                                      List<StagedEffect> effects, Map<String, CommittedVersion> committed,
-                                      List<PointerSwitch> pointers, Mono<Void> confirm) {
-        Map<String, Long> expectedPins = new LinkedHashMap<>();
-        List<TableEntry> updates = new ArrayList<>();
-        for (StagedEffect effect : effects) {
-            TableEntry pin = effect.change().pin();
-            CommittedVersion landed = committed.get(pin.tableKey());
-            expectedPins.put(pin.tableKey(), pin.version());
-            updates.add(pin.pinnedAt(landed.version(), pin.lanceBranch(), landed.rowCount()));
-        }
-        for (PointerSwitch pointer : pointers) {
-            expectedPins.put(pointer.tableKey(), pointer.pin().version());
-            updates.add(pointer.to());
-        }
-        return ctx.publisher().publish(new PublishRequest(request.branch(), new ExpectedHead.Exact(token.head()),
-                Optional.of(token.branchIdentity()), expectedPins, updates, lineage.commitId(), lineage.mergedParent(),
-                lineage.actorId(), lineage.createdAtMicros(), lineage.operation(), lineage.idempotency()), confirm);
-    }
-
     /**
      * A commit without data effects (lineage, and pins switched without a data write): the publish is the only
      * effect, atomic by itself, so no sidecar.
      */
     private Mono<Optional<GraphCommit>> lineageOnly(Publication request, WriteToken token,
                                                     IntentRecords.LineageIntent lineage, List<PointerSwitch> pointers) {
-        return publish(request, token, lineage, List.of(), Map.of(), pointers, Mono.empty())
+        return ctx.publisher().publish(ConfirmAndPublish.publishRequest(request, token, lineage, List.of(), effect -> null,
+                        pointers))
                 .flatMap(commit -> ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_PUBLISH))
                         .thenReturn(Optional.of(commit)));
     }

@@ -111,8 +111,16 @@ class CrashMatrixTest {
                 Arguments.of(FailpointCatalog.SIDECAR_LIST + "=exit", false, null),
                 // Dies writing the armed sidecar: no intent, no effect.
                 Arguments.of(FailpointCatalog.SIDECAR_WRITE + "=exit", false, null),
-                // Dies writing the confirm (every table committed, the sidecar still Armed): rolled back.
-                Arguments.of(FailpointCatalog.SIDECAR_WRITE + "=exit@2", false, back),
+                // Dies writing the confirm while its publish fails (every table committed, the sidecar still
+                // Armed, nothing published): rolled back.
+                Arguments.of("mutation.before_manifest_commit=error," + FailpointCatalog.SIDECAR_WRITE + "=exit@2", false, back),
+                // Confirmed while its publish fails, dies before compensating: rolled forward by the next open.
+                Arguments.of("mutation.before_manifest_commit=error,mutation.after_confirm=exit", true,
+                        RecoveryRecord.Kind.RolledForward),
+                // Published while its confirmation failed (the sidecar still Armed): the next open finds the
+                // commit visible and finalizes it forward.
+                Arguments.of(FailpointCatalog.SIDECAR_WRITE + "=error@2,mutation.after_publish=exit", true,
+                        RecoveryRecord.Kind.RolledForward),
                 // Dies deleting the sidecar of a published write: the next open finalizes it forward.
                 Arguments.of(FailpointCatalog.SIDECAR_DELETE + "=exit", true, RecoveryRecord.Kind.RolledForward),
                 // Compensation of an in-process failure dies writing its plan, before its audit, before its delete.
@@ -155,7 +163,8 @@ class CrashMatrixTest {
         CrashHarness.Expectation expected = CrashHarness.expectation(CrashScenario.APPEND, services, scratch);
         Path root = dir.resolve(recoveryPoint.replace(':', '_'));
         CrashHarness.copy(expected.template(), root);
-        assertThat(CrashHarness.runChild(root, "APPEND", "load.after_confirm=exit", dir.resolve("tmp1")).died()).isTrue();
+        assertThat(CrashHarness.runChild(root, "APPEND", 
+                "load.before_manifest_commit=error,load.after_confirm=exit", dir.resolve("tmp1")).died()).isTrue();
         // A second process opens read-write; its sweep rolls the write forward and dies mid-recovery.
         assertThat(CrashHarness.runChild(root, "OPEN", recoveryPoint + "=exit", dir.resolve("tmp2")).died()).isTrue();
         Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();

@@ -38,7 +38,7 @@ class IdempotentCrashTest {
         Omnigraph.init(services, root, CrashScenario.SCHEMA).block().close();
 
         Process child = ChildJvm.start(IdempotentCrashMain.class, dir.resolve("tmp"), List.of(root.toString()),
-                List.of("OMNIGRAPH_FAILPOINTS=mutation.after_confirm=exit"));
+                List.of("OMNIGRAPH_FAILPOINTS=mutation.before_manifest_commit=error,mutation.after_confirm=exit"));
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
         assertThat(child.exitValue()).as(output).isEqualTo(137);

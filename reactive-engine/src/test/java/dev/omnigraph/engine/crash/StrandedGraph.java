@@ -58,7 +58,7 @@ final class StrandedGraph {
         Omnigraph.init(services, root, SCHEMA).block().close();
         Path parked = Files.createDirectories(root.resolveSibling(root.getFileName() + "-parked-sidecars"));
         strand(services, root, parked, "a2", Map.of("mutation.after_commit:2", ERROR, NO_UNDO, ERROR));
-        strand(services, root, parked, "b", Map.of("mutation." + FailpointCatalog.AFTER_CONFIRM, ERROR, NO_UNDO, ERROR));
+        strand(services, root, parked, "b", Map.of("mutation." + FailpointCatalog.BEFORE_MANIFEST_COMMIT, ERROR, NO_UNDO, ERROR));
         strand(services, root, parked, "c", Map.of("mutation.after_commit:1", ERROR, NO_UNDO, ERROR));
         strand(services, root, parked, "d", Map.of("mutation." + FailpointCatalog.AFTER_ARM, ERROR,
                 FailpointCatalog.AUDIT_RECORD, ERROR));

@@ -69,9 +69,9 @@ public final class ManifestBatchPublisher {
     /**
      * As {@link #publish(PublishRequest)}, but the Lance commit waits for {@code beforeCommit}, which runs while
      * the first attempt is planned and staged (staged files are invisible until committed, so nothing a crash
-     * could see changes order). A writer passes its confirm-sidecar write here: the confirmation is durable before
-     * the commit, as before, and no longer costs a step of its own. If {@code beforeCommit} fails, the staged
-     * attempt is discarded and its error returned; nothing was committed.
+     * could see changes order). A writer passes the table commits its publish names here, so the manifest Update
+     * is staged while they land. If {@code beforeCommit} fails, the staged attempt is discarded and its error
+     * returned; nothing was committed.
      */
     public Mono<GraphCommit> publish(PublishRequest request, Mono<Void> beforeCommit) {
         return Mono.defer(() -> {
