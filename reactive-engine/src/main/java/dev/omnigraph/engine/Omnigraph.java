@@ -58,6 +58,7 @@ import dev.omnigraph.storage.manifest.ManifestStore;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -73,7 +74,7 @@ import reactor.core.publisher.Mono;
 public final class Omnigraph implements AutoCloseable {
     static final String INIT_CLAIM = GraphInit.CLAIM;
 
-    private final Path root;
+    private final GraphRoot root;
     private final OpenMode mode;
     private final StorageServices services;
     private final ObjectStore files;
@@ -91,7 +92,7 @@ public final class Omnigraph implements AutoCloseable {
     private final RootLock writerLock;
     private volatile IdempotencySettings idempotency = IdempotencySettings.fromEnvironment();
 
-    private Omnigraph(Path root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
+    private Omnigraph(GraphRoot root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
                       SchemaFiles.Accepted schema, RootLock writerLock) {
         this.root = root;
         this.writerLock = writerLock;
@@ -103,7 +104,7 @@ public final class Omnigraph implements AutoCloseable {
         this.schema = schema;
         // A read-write handle holds the writer lock, so it may answer sidecar listings from the shared view.
         this.sidecars = writerLock == null ? new SidecarStore(files, failpoints)
-                : SidecarStore.shared(root.toString(), files, failpoints);
+                : SidecarStore.shared(root.uri(), files, failpoints);
     }
 
     // ---- init ----------------------------------------------------------------------------------------------
@@ -122,25 +123,30 @@ public final class Omnigraph implements AutoCloseable {
         return init(services, root, schemaSource, Failpoints.fromEnvironment());
     }
 
+    /** Creates a new graph at {@code root} (a local directory or an S3 prefix); see {@link #init(StorageServices, Path, String)}. */
+    public static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource) {
+        return init(services, root, schemaSource, Failpoints.fromEnvironment());
+    }
+
     /** As {@link #init(StorageServices, Path, String)}, with the failpoints ({@code init.*}) a test armed. */
     static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource, Failpoints failpoints) {
+        return init(services, new GraphRoot.Local(root), schemaSource, failpoints);
+    }
+
+    static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource, Failpoints failpoints) {
         return Mono.defer(() -> {
             // Compile before any I/O: a bad schema changes nothing on disk.
             SchemaFiles.Accepted accepted = SchemaFiles.Accepted.compile(schemaSource,
                     SchemaIr.initial(SchemaCompiler.compile(schemaSource), Ulid.next()));
-            return services.scheduler().call(() -> {
-                boolean existed = Files.isDirectory(root);
-                Files.createDirectories(root);
-                return Map.entry(canonical(root), !existed);
-            }).flatMap(made -> {
-                Path canonical = made.getKey();
+            return RootAccess.forInit(services, root).flatMap(made -> {
+                GraphRoot canonical = made.root();
                 ObjectStore files = services.objectStore(canonical);
-                ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
+                ManifestStore manifest = new ManifestStore(canonical.uri(), services.tables());
                 // The writer lock is taken once the graph exists: a failed init leaves no lock file behind.
-                return new GraphInit(services, canonical, made.getValue(), accepted, failpoints, files, manifest).run()
-                        .then(services.scheduler().call(() -> RootLock.acquire(canonical)))
+                return new GraphInit(services, canonical, made.created(), accepted, failpoints, files, manifest).run()
+                        .then(RootAccess.lockAfterInit(services, canonical).map(Optional::of).defaultIfEmpty(Optional.empty()))
                         .map(lock -> new Omnigraph(canonical, OpenMode.READ_WRITE, services, files, manifest, accepted,
-                                lock));
+                                lock.orElse(null)));
             });
         });
     }
@@ -161,23 +167,25 @@ public final class Omnigraph implements AutoCloseable {
      * recovery sweep would otherwise run underneath the holder's in-flight writes.
      */
     public static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode) {
-        return services.scheduler().call(() -> {
-            if (!Files.isDirectory(root)) {
-                throw new NotFound("graph", root.getFileName() == null ? "" : root.getFileName().toString(),
-                        "no graph at " + root + ": the directory does not exist");
-            }
-            Path canonical = canonical(root);
-            return Map.entry(canonical, Optional.ofNullable(mode == OpenMode.READ_WRITE ? RootLock.acquire(canonical) : null));
-        }).flatMap(held -> {
-            Path canonical = held.getKey();
-            RootLock lock = held.getValue().orElse(null);
+        return open(services, new GraphRoot.Local(root), mode);
+    }
+
+    /**
+     * Opens the graph at {@code root}, a local directory or an S3 prefix. On S3 a read-write open first checks
+     * that the endpoint honours conditional writes (refused with a {@code storage_fault} otherwise); no writer
+     * lock fences S3 roots yet, so only one process may open one read-write.
+     */
+    public static Mono<Omnigraph> open(StorageServices services, GraphRoot root, OpenMode mode) {
+        return RootAccess.forOpen(services, root, mode).flatMap(held -> {
+            GraphRoot canonical = held.root();
+            RootLock lock = held.lock();
             ObjectStore files = services.objectStore(canonical);
-            ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
+            ManifestStore manifest = new ManifestStore(canonical.uri(), services.tables());
             // A read-write open first finishes or undoes an interrupted schema apply: until then the contract
             // files and the manifest may disagree.
             Mono<Void> schemaRecovery = mode == OpenMode.READ_WRITE
                     ? manifest.load(GraphBranches.MAIN).onErrorResume(NotFound.class, missing -> Mono.empty())
-                            .flatMap(found -> SchemaEvolution.recover(services, canonical, files, manifest))
+                            .flatMap(found -> SchemaEvolution.recover(services, canonical.uri(), files, manifest))
                     : Mono.empty();
             Mono<Omnigraph> opened = schemaRecovery.then(manifest.load(GraphBranches.MAIN))
                     .onErrorResume(NotFound.class, missing -> explainMissingManifest(files, canonical, missing))
@@ -199,17 +207,17 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     /** A root without a manifest is either not a graph or the remains of an interrupted init. */
-    private static Mono<ManifestState> explainMissingManifest(ObjectStore files, Path root, NotFound missing) {
+    private static Mono<ManifestState> explainMissingManifest(ObjectStore files, GraphRoot root, NotFound missing) {
         return Mono.zip(files.exists(INIT_CLAIM), files.exists(SchemaFiles.SOURCE)).flatMap(found -> {
             if (found.getT1() || found.getT2()) {
                 return Mono.error(new Conflict("the graph at " + root + " is half-initialised (an init was interrupted"
                         + " before its manifest was written); remove the directory and run init again"));
             }
-            return Mono.error(new NotFound("graph", root.toString(), "no graph at " + root + "; run init first"));
+            return Mono.error(new NotFound("graph", root.uri(), "no graph at " + root + "; run init first"));
         });
     }
 
-    private static void requireRegistrationsMatch(Path root, Catalog catalog, ManifestState state) {
+    private static void requireRegistrationsMatch(GraphRoot root, Catalog catalog, ManifestState state) {
         Set<String> registered = new HashSet<>();
         for (TableEntry entry : state.liveTables()) {
             registered.add(entry.tableKey());
@@ -231,8 +239,19 @@ public final class Omnigraph implements AutoCloseable {
 
     // ---- reads ---------------------------------------------------------------------------------------------
 
-    /** The canonical root directory of this graph (absolute, symlinks resolved). */
+    /**
+     * The canonical root directory of this graph (absolute, symlinks resolved). A graph on S3 has none: use
+     * {@link #location()}.
+     */
     public Path root() {
+        if (root instanceof GraphRoot.Local local) {
+            return local.directory();
+        }
+        throw new BadRequest("the graph at " + root + " is on object storage and has no local directory");
+    }
+
+    /** Where this graph lives: its canonical local directory or its S3 prefix. */
+    public GraphRoot location() {
         return root;
     }
 
@@ -319,7 +338,7 @@ public final class Omnigraph implements AutoCloseable {
                         .orElseGet(() -> compileRead(source, queryName, catalog));
                 ReadPlan plan = (ReadPlan) compiled;
                 BoundParams bound = compiled.bind(params);
-                QueryResult result = new QueryExecutor(services.tables(), root.toString(), catalog, failpoints, corpusStats)
+                QueryResult result = new QueryExecutor(services.tables(), root.uri(), catalog, failpoints, corpusStats)
                         .execute(plan, bound, snapshot.manifest(), now, limits);
                 List<QueryOutput.Column> columns = result.columns().stream()
                         .map(column -> new QueryOutput.Column(column.name(), column.type())).toList();
@@ -347,7 +366,7 @@ public final class Omnigraph implements AutoCloseable {
     /** The graph at {@code target} as NDJSON lines in the load format (nodes first, then edges). */
     public Flux<String> export(ReadTarget target, Set<String> typeNames) {
         return snapshot(target).flatMapMany(snapshot ->
-                new GraphExporter(services.tables(), root.toString(), catalog()).export(snapshot.manifest(), typeNames));
+                new GraphExporter(services.tables(), root.uri(), catalog()).export(snapshot.manifest(), typeNames));
     }
 
     /**
@@ -357,7 +376,7 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<byte[]> blob(ReadTarget target, String typeName, String id, String property) {
         return snapshot(target).flatMap(snapshot ->
-                new dev.omnigraph.engine.read.BlobReader(services.tables(), root.toString(), catalog())
+                new dev.omnigraph.engine.read.BlobReader(services.tables(), root.uri(), catalog())
                         .read(snapshot.manifest(), typeName, id, property));
     }
 
@@ -485,7 +504,7 @@ public final class Omnigraph implements AutoCloseable {
 
     /** The recovery audit log: one record per sidecar recovery ever finished on this graph, oldest first. */
     public Flux<RecoveryRecord> recoveries() {
-        return new RecoveryAudit(root.toString(), services.tables()).list();
+        return new RecoveryAudit(root.uri(), services.tables()).list();
     }
 
     /**
@@ -541,12 +560,12 @@ public final class Omnigraph implements AutoCloseable {
 
     /** The idempotency keys of this root (shared with every other handle on it in this process). */
     public IdempotencyIndex idempotencyIndex() {
-        return IdempotencyIndex.forRoot(root.toString());
+        return IdempotencyIndex.forRoot(root.uri());
     }
 
     /** The process-local gates of this root (shared with every other handle on it). */
     public Gates gates() {
-        return Gates.forRoot(root.toString());
+        return Gates.forRoot(root.uri());
     }
 
     /** The plan from the accepted schema to {@code source}, against main's current data; changes nothing. */
@@ -570,7 +589,7 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     WriteContext writeContext() {
-        return new WriteContext(root.toString(), catalog(), schema.state().schemaIrHash(),
+        return new WriteContext(root.uri(), catalog(), schema.state().schemaIrHash(),
                 schema.state().schemaIdentityDomain(), services.tables(), manifest, publisher, sidecars, gates(),
                 failpoints, limits, idempotency);
     }
@@ -616,11 +635,6 @@ public final class Omnigraph implements AutoCloseable {
     static long nowMicros() {
         java.time.Instant now = java.time.Instant.now();
         return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000L;
-    }
-
-    /** One key per graph root: absolute, normalised, symlinks resolved (blocking: call on a storage thread). */
-    private static Path canonical(Path root) throws java.io.IOException {
-        return root.toAbsolutePath().normalize().toRealPath();
     }
 
     /**

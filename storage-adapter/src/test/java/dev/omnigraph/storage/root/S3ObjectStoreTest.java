@@ -67,6 +67,9 @@ class S3ObjectStoreTest {
         String winner = new String(files.get("claim").block().orElseThrow(), StandardCharsets.UTF_8);
         assertThat(winner).startsWith("writer-");
         files.requireConditionalWrites().block();
+        assertThat(files.delete("claim").block()).isTrue();
+        assertThat(files.exists("claim").block()).isFalse();
+        assertThat(files.putIfAbsent("claim", bytes("again")).block()).as("a deleted key can be created again").isTrue();
     }
 
     @Test
