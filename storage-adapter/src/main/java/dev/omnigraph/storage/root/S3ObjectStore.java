@@ -130,8 +130,9 @@ public final class S3ObjectStore implements ObjectStore {
         }
         return storage.run(() -> {
             String probe = "__probe/conditional-write-" + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36);
-            boolean first = createIfAbsent(probe, new byte[] {1});
-            boolean second = createIfAbsent(probe, new byte[] {2});
+            byte[] mark = probe.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            boolean first = createIfAbsent(probe, mark);
+            boolean second = createIfAbsent(probe, new byte[] {0});
             call("delete", probe, () -> client.deleteObject(b -> b.bucket(root.bucket()).key(objectKey(probe))));
             if (!first || second) {
                 throw new StorageFault("refusing to use " + root.uri() + ": the S3 endpoint "
@@ -153,7 +154,7 @@ public final class S3ObjectStore implements ObjectStore {
                 return true;
             } catch (S3Exception e) {
                 if (e.statusCode() == PRECONDITION_FAILED) {
-                    return false;
+                    return ownEarlierAttempt(key, bytes);
                 }
                 if (e.statusCode() != CONDITIONAL_CONFLICT || attempt >= CONFLICT_RETRIES) {
                     throw fault("putIfAbsent", key, e);
@@ -161,6 +162,21 @@ public final class S3ObjectStore implements ObjectStore {
             } catch (SdkException e) {
                 throw fault("putIfAbsent", key, e);
             }
+        }
+    }
+
+    /**
+     * A 412 can answer the SDK's retry of our own PUT whose first attempt landed but whose response was lost. The
+     * bytes callers create are unique (claim and sidecar ids), so finding exactly ours means this call created it.
+     */
+    private boolean ownEarlierAttempt(String key, byte[] bytes) {
+        try {
+            byte[] found = client.getObjectAsBytes(b -> b.bucket(root.bucket()).key(objectKey(key))).asByteArray();
+            return java.util.Arrays.equals(found, bytes);
+        } catch (NoSuchKeyException deleted) {
+            return false;
+        } catch (SdkException e) {
+            throw fault("putIfAbsent", key, e);
         }
     }
 
