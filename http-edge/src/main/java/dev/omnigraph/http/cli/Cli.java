@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.time.Instant;
 import java.util.Map;
 import picocli.CommandLine.Option;
@@ -19,6 +20,11 @@ final class Cli {
     }
 
     static Omnigraph open(OmnigraphCli cli, Path root, OpenMode mode) {
+        return Omnigraph.open(cli.services(), root, mode).block();
+    }
+
+    /** Opens a root named by path, {@code file://} or {@code s3://} URI (S3 settings from the environment). */
+    static Omnigraph open(OmnigraphCli cli, GraphRoot root, OpenMode mode) {
         return Omnigraph.open(cli.services(), root, mode).block();
     }
 

@@ -8,6 +8,8 @@ import dev.omnigraph.storage.error.PreconditionFailed;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import dev.omnigraph.storage.root.GraphRoot;
+import dev.omnigraph.storage.root.S3Settings;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ParseResult;
@@ -31,6 +33,18 @@ public final class OmnigraphCli {
     final PrintStream out;
     final PrintStream err;
     private final StorageServices injected;
+
+    @CommandLine.Option(names = "--s3-endpoint", paramLabel = "<url>", description = "S3-compatible endpoint for "
+            + "s3:// roots (else $OMNIGRAPH_S3_ENDPOINT, $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL; default: AWS).")
+    String s3Endpoint;
+
+    @CommandLine.Option(names = "--s3-region", paramLabel = "<region>",
+            description = "Region for s3:// roots (else $OMNIGRAPH_S3_REGION, $AWS_REGION, $AWS_DEFAULT_REGION, us-east-1).")
+    String s3Region;
+
+    @CommandLine.Option(names = "--s3-path-style", arity = "1", paramLabel = "<true|false>", description = "Path-style "
+            + "S3 addressing (else $OMNIGRAPH_S3_PATH_STYLE; default: on when an endpoint is given).")
+    Boolean s3PathStyle;
     private StorageServices created;
 
     private OmnigraphCli(PrintStream out, PrintStream err, StorageServices services) {
@@ -76,6 +90,11 @@ public final class OmnigraphCli {
      */
     static CommandLine commandLine(Object top) {
         CommandLine commandLine = new CommandLine(top);
+        // <root> is a path, a file:// URI or s3://bucket/prefix; the top-level --s3-* flags come before the verb,
+        // so they are set when a verb's root is converted.
+        if (top instanceof OmnigraphCli cli) {
+            commandLine.registerConverter(GraphRoot.class, text -> GraphRoot.parse(text, cli::s3Settings));
+        }
         withHelp(commandLine);
         return commandLine;
     }
@@ -85,6 +104,12 @@ public final class OmnigraphCli {
             command.getCommandSpec().mixinStandardHelpOptions(true);
         }
         command.getSubcommands().values().forEach(OmnigraphCli::withHelp);
+    }
+
+    /** S3 settings from the --s3-* flags over the environment; credentials from the AWS default provider chain. */
+    S3Settings s3Settings() {
+        return S3Settings.from(System.getenv(), java.util.Optional.ofNullable(s3Endpoint),
+                java.util.Optional.ofNullable(s3Region), java.util.Optional.ofNullable(s3PathStyle));
     }
 
     /** The command tree as the CLI runs it (for tests that walk every verb). */
