@@ -49,11 +49,10 @@ class S3CrashMatrixTest {
         server.close();
     }
 
+    /** Two cases (a child JVM each, minutes on a loaded 2-core machine): a mutation rolled back, a load forward. */
     static Stream<Arguments> crashes() {
         return Stream.of(
                 Arguments.of(CrashScenario.INSERT, FailpointCatalog.AFTER_COMMIT + "1", RecoveryRecord.Kind.RolledBack),
-                Arguments.of(CrashScenario.INSERT, FailpointCatalog.AFTER_CONFIRM, RecoveryRecord.Kind.RolledForward),
-                Arguments.of(CrashScenario.APPEND, FailpointCatalog.AFTER_COMMIT + "2", RecoveryRecord.Kind.RolledBack),
                 Arguments.of(CrashScenario.APPEND, FailpointCatalog.BEFORE_SIDECAR_DELETE, RecoveryRecord.Kind.RolledForward));
     }
 
