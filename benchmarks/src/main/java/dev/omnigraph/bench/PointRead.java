@@ -38,12 +38,7 @@ final class PointRead implements Scenario {
         ScenarioReport report = new ScenarioReport(name(), "Keyed lookup of one Person among " + persons
                 + " (loaded by NDJSON in chunks of 8,192), vs a raw Lance filtered scan of the same pinned dataset.")
                 .unit("ms per lookup");
-        Path dir = ctx.workDir(name());
-        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), dir.resolve("graph"), Workload.SCHEMA));
-        for (int[] chunk : Workload.chunks(persons, 8_192)) {
-            Path file = Workload.writeNdjson(dir.resolve("persons-" + chunk[0] + ".ndjson"), chunk[0], chunk[1], Workload::personLine);
-            ctx.run(() -> graph.load("main", LoadMode.APPEND, file, LoadOptions.DEFAULT));
-        }
+        Omnigraph graph = seeded(ctx, ctx.workDir(name()), persons);
         GraphSnapshot snapshot = ctx.run(() -> graph.snapshot(ReadTarget.main()));
         TableInfo table = snapshot.table("node:Person").orElseThrow();
         TableRef ref = new TableRef(graph.root().resolve(table.path()).toString(), table.lanceBranch());
@@ -68,8 +63,18 @@ final class PointRead implements Scenario {
             }
         }
         report.note("dataset: " + table.rowCount() + " rows in " + Workload.chunks(persons, 8_192).size()
-                + " fragment(s); no scalar index (this build creates none)");
+                + " fragment(s); no scalar index (point-read-indexed measures the BTREE)");
         return report;
+    }
+
+    /** A graph at {@code dir/graph} holding {@code persons} Persons, loaded by NDJSON in chunks of 8,192. */
+    static Omnigraph seeded(BenchContext ctx, Path dir, int persons) throws Exception {
+        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), dir.resolve("graph"), Workload.SCHEMA));
+        for (int[] chunk : Workload.chunks(persons, 8_192)) {
+            Path file = Workload.writeNdjson(dir.resolve("persons-" + chunk[0] + ".ndjson"), chunk[0], chunk[1], Workload::personLine);
+            ctx.run(() -> graph.load("main", LoadMode.APPEND, file, LoadOptions.DEFAULT));
+        }
+        return graph;
     }
 
     static Mono<List<Map<String, Object>>> rawLookup(TableStorage tables, TableRef ref, long version, String id) {

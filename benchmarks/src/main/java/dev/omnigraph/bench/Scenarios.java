@@ -5,7 +5,7 @@ import java.util.List;
 /** The scenario catalogue, in the order a full run executes them. */
 public final class Scenarios {
     public static final List<String> NAMES = List.of("single-insert", "single-insert-neo4j", "point-read",
-            "concurrent-writers", "bulk-load", "recovery-sweep", "history-depth", "branches");
+            "concurrent-writers", "bulk-load", "recovery-sweep", "history-depth", "branches", "branch-merge", "point-read-indexed", "optimize");
 
     private Scenarios() {
     }
@@ -20,6 +20,9 @@ public final class Scenarios {
             case "recovery-sweep" -> new RecoverySweep();
             case "history-depth" -> new HistoryDepth();
             case "branches" -> new Branches();
+            case "branch-merge" -> new BranchMergeBench();
+            case "point-read-indexed" -> new IndexedPointRead();
+            case "optimize" -> new OptimizeScenario();
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
     }

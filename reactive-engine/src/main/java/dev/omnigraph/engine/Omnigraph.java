@@ -26,7 +26,9 @@ import java.util.Map;
 import dev.omnigraph.engine.write.IdempotencyIndex;
 import dev.omnigraph.engine.write.IdempotencySettings;
 import dev.omnigraph.engine.write.RecoveryCoordinator;
-import dev.omnigraph.engine.write.Repair;
+import dev.omnigraph.engine.maintain.OptimizeResult;
+import dev.omnigraph.engine.maintain.Optimizer;
+import dev.omnigraph.engine.maintain.Repair;
 import dev.omnigraph.engine.write.WriteContext;
 import dev.omnigraph.recovery.RecoveryAudit;
 import dev.omnigraph.recovery.RecoveryRecord;
@@ -35,7 +37,10 @@ import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.recovery.SidecarStore;
 import dev.omnigraph.storage.Failpoints;
-import dev.omnigraph.storage.RootLock;
+import dev.omnigraph.storage.WriterFence;
+import dev.omnigraph.storage.lease.LeaseSettings;
+import dev.omnigraph.storage.lease.WriterTenure;
+import dev.omnigraph.storage.manifest.ManifestFence;
 import java.nio.ByteBuffer;
 import reactor.core.scheduler.Schedulers;
 import dev.omnigraph.engine.schema.CatalogTable;
@@ -47,6 +52,7 @@ import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.ValidText;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.Conflict;
+import dev.omnigraph.storage.error.LeaseLost;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.BranchIdentity;
@@ -82,28 +88,32 @@ public final class Omnigraph implements AutoCloseable {
     private final ManifestBatchPublisher publisher;
     /** The accepted schema; replaced when this handle applies a schema change. */
     private volatile SchemaFiles.Accepted schema;
+    /** The main manifest version {@link #schema} is known current at (see {@link LiveSchemas}). */
+    private volatile long schemaVersion;
     private final Failpoints failpoints = Failpoints.fromEnvironment();
     /** BM25 corpus statistics per table version, shared by this graph's queries. */
     private final dev.omnigraph.engine.read.search.CorpusCache corpusStats = new dev.omnigraph.engine.read.search.CorpusCache();
     private final SidecarStore sidecars;
     private volatile WriteLimits limits = WriteLimits.DEFAULT;
     private volatile QueryLimits queryLimits = QueryLimits.DEFAULT;
-    /** This handle's share of the root's single-writer lock; null on a read-only handle. */
-    private final RootLock writerLock;
+    /** This handle's share of the root's writer tenure (OS lock or lease); null on a read-only handle. */
+    private final WriterTenure tenure;
+    /** Set on a follower (read-only because another process holds the root): that process, for write refusals. */
+    private volatile String writerElsewhere;
     private volatile IdempotencySettings idempotency = IdempotencySettings.fromEnvironment();
 
     private Omnigraph(GraphRoot root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
-                      SchemaFiles.Accepted schema, RootLock writerLock) {
+                      SchemaFiles.Accepted schema, WriterTenure tenure) {
         this.root = root;
-        this.writerLock = writerLock;
+        this.tenure = tenure;
         this.mode = mode;
         this.services = services;
         this.files = files;
         this.manifest = manifest;
-        this.publisher = new ManifestBatchPublisher(manifest);
+        this.publisher = new ManifestBatchPublisher(manifest, tenure == null ? WriterFence.NONE : tenure);
         this.schema = schema;
-        // A read-write handle holds the writer lock, so it may answer sidecar listings from the shared view.
-        this.sidecars = writerLock == null ? new SidecarStore(files, failpoints)
+        // A read-write handle holds the writer tenure, so it may answer sidecar listings from the shared view.
+        this.sidecars = tenure == null ? new SidecarStore(files, failpoints)
                 : SidecarStore.shared(root.uri(), files, failpoints);
     }
 
@@ -115,12 +125,12 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     /**
-     * Creates a new graph: one empty dataset per type, the schema contract files, then {@code __manifest} with the
-     * stamp, every table, the genesis commit and {@code graph_head:main}. The manifest is written last, so an
+     * Creates a new graph at {@code root}: the schema contract files, one empty Lance dataset per node/edge type,
+     * and the {@code __manifest} registering them all. Refused when {@code root} already holds a graph. An
      * interrupted init leaves a root that {@link #open} refuses as half-initialised, never a graph missing a table.
      */
     public static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource) {
-        return init(services, root, schemaSource, Failpoints.fromEnvironment());
+        return init(services, new GraphRoot.Local(root), schemaSource);
     }
 
     /** Creates a new graph at {@code root} (a local directory or an S3 prefix); see {@link #init(StorageServices, Path, String)}. */
@@ -134,6 +144,21 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource, Failpoints failpoints) {
+        return Mono.defer(() -> init(services, root, schemaSource, failpoints, LeaseSettings.fromEnvironment()));
+    }
+
+    /** As {@link #init(StorageServices, Path, String)}, holding the new root with {@code lease}. */
+    public static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource, LeaseSettings lease) {
+        return init(services, new GraphRoot.Local(root), schemaSource, lease);
+    }
+
+    /** As {@link #init(StorageServices, GraphRoot, String)}, holding the new root with {@code lease}. */
+    public static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource, LeaseSettings lease) {
+        return init(services, root, schemaSource, Failpoints.fromEnvironment(), lease);
+    }
+
+    private static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource,
+                                        Failpoints failpoints, LeaseSettings lease) {
         return Mono.defer(() -> {
             // Compile before any I/O: a bad schema changes nothing on disk.
             SchemaFiles.Accepted accepted = SchemaFiles.Accepted.compile(schemaSource,
@@ -142,11 +167,13 @@ public final class Omnigraph implements AutoCloseable {
                 GraphRoot canonical = made.root();
                 ObjectStore files = services.objectStore(canonical);
                 ManifestStore manifest = new ManifestStore(canonical.uri(), services.tables());
-                // The writer lock is taken once the graph exists: a failed init leaves no lock file behind.
+                // The writer tenure is taken once the graph exists: a failed init leaves no lock file behind.
                 return new GraphInit(services, canonical, made.created(), accepted, failpoints, files, manifest).run()
-                        .then(RootAccess.lockAfterInit(services, canonical).map(Optional::of).defaultIfEmpty(Optional.empty()))
-                        .map(lock -> new Omnigraph(canonical, OpenMode.READ_WRITE, services, files, manifest, accepted,
-                                lock.orElse(null)));
+                        .then(RootAccess.tenure(services, canonical, files, lease))
+                        .flatMap(held -> ManifestFence.establish(manifest, held)
+                                .onErrorResume(failure -> held.release().then(Mono.error(failure)))
+                                .thenReturn(new Omnigraph(canonical, OpenMode.READ_WRITE, services, files, manifest,
+                                        accepted, held).labelSchema(0)));
             });
         });
     }
@@ -162,9 +189,11 @@ public final class Omnigraph implements AutoCloseable {
      * Opens an existing graph: checks the storage stamp, the schema contract files, and that the manifest's
      * registered tables are exactly the schema's. A read-only open writes nothing at all and takes no lock.
      *
-     * <p>A read-write open first takes the root's single-writer lock ({@link RootLock}): handles in this process
-     * share it, and a second process is refused at once with a {@code conflict} naming the holder, because its
-     * recovery sweep would otherwise run underneath the holder's in-flight writes.
+     * <p>A read-write open first takes the root's writer tenure ({@link WriterTenure}: the OS lock of a local root,
+     * else the lease object): handles in this process share it, and a second process is refused with a
+     * {@code conflict} naming the holder (after waiting, if the lease settings say so), because its recovery sweep
+     * would otherwise run underneath the holder's in-flight writes. Settings come from the environment
+     * ({@link LeaseSettings#fromEnvironment()}).
      */
     public static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode) {
         return open(services, new GraphRoot.Local(root), mode);
@@ -172,38 +201,93 @@ public final class Omnigraph implements AutoCloseable {
 
     /**
      * Opens the graph at {@code root}, a local directory or an S3 prefix. On S3 a read-write open first checks
-     * that the endpoint honours conditional writes (refused with a {@code storage_fault} otherwise); no writer
-     * lock fences S3 roots yet, so only one process may open one read-write.
+     * that the endpoint honours conditional writes (refused with a {@code storage_fault} otherwise) and takes the
+     * lease object under the root.
      */
     public static Mono<Omnigraph> open(StorageServices services, GraphRoot root, OpenMode mode) {
-        return RootAccess.forOpen(services, root, mode).flatMap(held -> {
-            GraphRoot canonical = held.root();
-            RootLock lock = held.lock();
+        // Only a read-write open reads the lease settings: a read-only one takes nothing and never waits.
+        return Mono.defer(() -> open(services, root, mode,
+                mode == OpenMode.READ_WRITE ? LeaseSettings.fromEnvironment() : LeaseSettings.defaults()));
+    }
+
+    /**
+     * As {@link #open(StorageServices, Path, OpenMode)}, holding the root with {@code lease} when read-write: the
+     * lease duration and renewal, how long to wait for a held root, and whether a local root takes the lease object
+     * instead of the OS lock.
+     */
+    public static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode, LeaseSettings lease) {
+        return open(services, new GraphRoot.Local(root), mode, lease);
+    }
+
+    /** As {@link #open(StorageServices, Path, OpenMode, LeaseSettings)}, for any kind of root. */
+    public static Mono<Omnigraph> open(StorageServices services, GraphRoot root, OpenMode mode, LeaseSettings lease) {
+        return open(services, root, mode, lease, false);
+    }
+
+    /**
+     * For servers: read-write when this process can hold the root; when another process holds it, a read-only
+     * <em>follower</em> that serves reads and refuses writes with {@code lease_lost} (503) naming the holder, so
+     * clients send writes there. A follower never takes over by itself: open again (servers do so periodically).
+     */
+    public static Mono<Omnigraph> openServing(StorageServices services, Path root, LeaseSettings lease) {
+        return openServing(services, new GraphRoot.Local(root), lease);
+    }
+
+    /** As {@link #openServing(StorageServices, Path, LeaseSettings)}, for any kind of root. */
+    public static Mono<Omnigraph> openServing(StorageServices services, GraphRoot root, LeaseSettings lease) {
+        return open(services, root, OpenMode.READ_WRITE, lease, true);
+    }
+
+    private static Mono<Omnigraph> open(StorageServices services, GraphRoot root, OpenMode mode, LeaseSettings lease,
+                                        boolean follow) {
+        return RootAccess.forOpen(services, root, mode).flatMap(prepared -> {
+            GraphRoot canonical = prepared.root();
             ObjectStore files = services.objectStore(canonical);
-            ManifestStore manifest = new ManifestStore(canonical.uri(), services.tables());
-            // A read-write open first finishes or undoes an interrupted schema apply: until then the contract
-            // files and the manifest may disagree.
-            Mono<Void> schemaRecovery = mode == OpenMode.READ_WRITE
-                    ? manifest.load(GraphBranches.MAIN).onErrorResume(NotFound.class, missing -> Mono.empty())
-                            .flatMap(found -> SchemaEvolution.recover(services, canonical.uri(), files, manifest))
-                    : Mono.empty();
-            Mono<Omnigraph> opened = schemaRecovery.then(manifest.load(GraphBranches.MAIN))
-                    .onErrorResume(NotFound.class, missing -> explainMissingManifest(files, canonical, missing))
-                    .flatMap(state -> SchemaFiles.read(files).map(accepted -> {
-                        requireRegistrationsMatch(canonical, accepted.catalog(), state);
-                        return new Omnigraph(canonical, mode, services, files, manifest, accepted, lock);
-                    }).onErrorResume(StorageFault.class, mismatch -> SchemaEvolution.explainInterrupted(files, mismatch)))
-                    // A read-write open resolves every pending sidecar before anything else may write.
-                    .flatMap(graph -> mode == OpenMode.READ_WRITE
-                            ? new RecoveryCoordinator(graph.writeContext()).sweep().thenReturn(graph)
-                            : Mono.just(graph));
-            if (lock == null) {
-                return opened;
+            if (mode != OpenMode.READ_WRITE) {
+                return open(services, canonical, mode, files, null);
             }
-            // A failed or abandoned open gives its share of the lock back.
-            return opened.onErrorResume(failure -> services.scheduler().run(lock::close).then(Mono.error(failure)))
-                    .doOnCancel(() -> services.scheduler().run(lock::close).subscribe());
+            Mono<WriterTenure> tenure = RootAccess.tenure(services, canonical, files, lease);
+            if (!follow) {
+                return tenure.flatMap(held -> open(services, canonical, mode, files, held));
+            }
+            // Only a refusal of the tenure itself makes a follower: every other conflict is the open's own.
+            return tenure.<Object>map(held -> held)
+                    .onErrorResume(Conflict.class, refused -> Mono.just(refused))
+                    .flatMap(taken -> taken instanceof WriterTenure held ? open(services, canonical, mode, files, held)
+                            : open(services, canonical, OpenMode.READ_ONLY, files, null)
+                                    .doOnNext(graph -> graph.writerElsewhere = ((Conflict) taken).getMessage()));
         });
+    }
+
+    /** The open itself, once a read-write open holds the root ({@code tenure}; null when read-only). */
+    private static Mono<Omnigraph> open(StorageServices services, GraphRoot canonical, OpenMode mode, ObjectStore files,
+                                        WriterTenure tenure) {
+        ManifestStore manifest = new ManifestStore(canonical.uri(), services.tables());
+        // A read-write open first finishes or undoes an interrupted schema apply: until then the contract
+        // files and the manifest may disagree.
+        Mono<Void> schemaRecovery = mode == OpenMode.READ_WRITE
+                ? manifest.load(GraphBranches.MAIN).onErrorResume(NotFound.class, missing -> Mono.empty())
+                        .flatMap(found -> SchemaEvolution.recover(services, canonical.uri(), files, manifest, tenure))
+                : Mono.empty();
+        // A lease holder fences the manifest before anything publishes or rolls back (the sweep included).
+        Mono<Void> fenced = tenure == null ? Mono.empty() : ManifestFence.establish(manifest, tenure);
+        Mono<Omnigraph> opened = fenced.then(schemaRecovery).then(manifest.load(GraphBranches.MAIN))
+                .onErrorResume(NotFound.class, missing -> explainMissingManifest(files, canonical, missing))
+                .flatMap(state -> SchemaFiles.read(files).map(accepted -> {
+                    requireRegistrationsMatch(canonical, accepted.catalog(), state);
+                    return new Omnigraph(canonical, mode, services, files, manifest, accepted, tenure)
+                            .labelSchema(state.manifestVersion());
+                }).onErrorResume(StorageFault.class, mismatch -> SchemaEvolution.explainInterrupted(files, mismatch)))
+                // A read-write open resolves every pending sidecar before anything else may write.
+                .flatMap(graph -> mode == OpenMode.READ_WRITE
+                        ? new RecoveryCoordinator(graph.writeContext()).sweep().thenReturn(graph)
+                        : Mono.just(graph));
+        if (tenure == null) {
+            return opened;
+        }
+        // A failed or abandoned open gives its share of the tenure back.
+        return opened.onErrorResume(failure -> tenure.release().then(Mono.error(failure)))
+                .doOnCancel(() -> tenure.release().subscribe());
     }
 
     /** A root without a manifest is either not a graph or the remains of an interrupted init. */
@@ -237,6 +321,48 @@ public final class Omnigraph implements AutoCloseable {
         }
     }
 
+    // ---- schema refresh ------------------------------------------------------------------------------------
+
+    /** Records this handle's schema as current at main manifest version {@code mainVersion}; adopts a newer one. */
+    private Omnigraph labelSchema(long mainVersion) {
+        LiveSchemas.Labeled mine = new LiveSchemas.Labeled(mainVersion, schema);
+        synchronized (this) {
+            schemaVersion = mainVersion;
+        }
+        adoptIfNewer(LiveSchemas.offer(root.uri(), mine));
+        return this;
+    }
+
+    /**
+     * Brings this handle's schema up to date before a read or write: a schema another handle of this process
+     * applied is taken from {@link LiveSchemas} (no storage call). A read-only handle also compares the contract's
+     * state file, since another process may hold the writer lock and apply a schema; a read-write handle holds the
+     * lock, so no other process can. A contract caught half-promoted keeps the schema this handle had.
+     */
+    private Mono<Void> refreshed() {
+        return Mono.defer(() -> {
+            LiveSchemas.newest(root.uri()).ifPresent(this::adoptIfNewer);
+            if (mode == OpenMode.READ_WRITE) {
+                return Mono.empty();
+            }
+            SchemaFiles.Accepted mine = schema;
+            return files.get(SchemaFiles.STATE).flatMap(bytes -> bytes.isPresent() && SchemaFiles.describes(bytes.get(), mine)
+                    ? Mono.<Void>empty()
+                    : manifest.latest(GraphBranches.MAIN).zipWith(SchemaFiles.read(files))
+                            .doOnNext(read -> adoptIfNewer(LiveSchemas.offer(root.uri(),
+                                    new LiveSchemas.Labeled(read.getT1().version(), read.getT2()))))
+                            .onErrorResume(StorageFault.class, halfPromoted -> Mono.empty())
+                            .then());
+        });
+    }
+
+    private synchronized void adoptIfNewer(LiveSchemas.Labeled newest) {
+        if (newest.mainVersion() > schemaVersion && LiveSchemas.sameGraph(newest, new LiveSchemas.Labeled(schemaVersion, schema))) {
+            schema = newest.accepted();
+            schemaVersion = newest.mainVersion();
+        }
+    }
+
     // ---- reads ---------------------------------------------------------------------------------------------
 
     /**
@@ -253,6 +379,22 @@ public final class Omnigraph implements AutoCloseable {
     /** Where this graph lives: its canonical local directory or its S3 prefix. */
     public GraphRoot location() {
         return root;
+    }
+
+    /**
+     * Whether this handle can no longer write because its process lost the writer lease (a server then opens the
+     * graph again, as a follower or, once the lease is free, as the writer). No storage call.
+     */
+    public boolean writerTenureLost() {
+        if (tenure == null) {
+            return false;
+        }
+        try {
+            tenure.requireHeld();
+            return false;
+        } catch (LeaseLost lost) {
+            return true;
+        }
     }
 
     /** Whether this handle may write. */
@@ -327,7 +469,7 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<QueryOutput> query(ReadTarget target, String source, String queryName, Map<String, Object> params,
                                    QueryLimits limits) {
-        return Mono.defer(() -> {
+        return refreshed().then(Mono.defer(() -> {
             Catalog live = catalog();
             // A head read fails fast on a bad query; time travel compiles against the schema of its commit.
             Optional<CompiledQuery> early = target instanceof ReadTarget.Branch
@@ -344,7 +486,7 @@ public final class Omnigraph implements AutoCloseable {
                         .map(column -> new QueryOutput.Column(column.name(), column.type())).toList();
                 return new QueryOutput(queryName, snapshot.graphCommitId(), columns, result.rows());
             }));
-        });
+        }));
     }
 
     private static CompiledQuery compileRead(String source, String queryName, Catalog catalog) {
@@ -365,7 +507,7 @@ public final class Omnigraph implements AutoCloseable {
 
     /** The graph at {@code target} as NDJSON lines in the load format (nodes first, then edges). */
     public Flux<String> export(ReadTarget target, Set<String> typeNames) {
-        return snapshot(target).flatMapMany(snapshot ->
+        return refreshed().then(snapshot(target)).flatMapMany(snapshot ->
                 new GraphExporter(services.tables(), root.uri(), catalog()).export(snapshot.manifest(), typeNames));
     }
 
@@ -375,7 +517,7 @@ public final class Omnigraph implements AutoCloseable {
      * type or a property that is not a Blob.
      */
     public Mono<byte[]> blob(ReadTarget target, String typeName, String id, String property) {
-        return snapshot(target).flatMap(snapshot ->
+        return refreshed().then(snapshot(target)).flatMap(snapshot ->
                 new dev.omnigraph.engine.read.BlobReader(services.tables(), root.uri(), catalog())
                         .read(snapshot.manifest(), typeName, id, property));
     }
@@ -432,6 +574,23 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     /**
+     * Merges the current head of branch {@code source} into {@code target} as one commit (three-way, entity by
+     * entity; see {@code engine.merge}). With {@code deleteSource}, a successful merge then deletes the source; a
+     * refused delete is reported in the result, never as a failure of the merge.
+     */
+    public Mono<dev.omnigraph.engine.merge.MergeResult> mergeBranch(String source, String target, boolean deleteSource,
+                                                                   Optional<String> actorId) {
+        return Mono.defer(() -> {
+            requireValidText(source, actorId, Optional.empty());
+            requireValidText(target, Optional.empty(), Optional.empty());
+            requireWritable("branch merge");
+            dev.omnigraph.engine.merge.BranchMerge merge = new dev.omnigraph.engine.merge.BranchMerge(writeContext());
+            return deleteSource ? merge.mergeThenDelete(source, target, actorId, this::deleteBranch)
+                    : merge.merge(source, target, actorId);
+        });
+    }
+
+    /**
      * For {@code load --from}: creates {@code branch} from {@code from} unless it exists; emits whether it did.
      * Without {@code from} the branch must already exist.
      */
@@ -458,7 +617,7 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<WriteOutcome> mutate(String branch, String source, String queryName, Map<String, Object> params,
                                      WriteOptions options) {
-        return Mono.defer(() -> {
+        return refreshed().then(Mono.defer(() -> {
             requireValidText(branch, options.actorId(), options.ifGraphCommit());
             requireWritable("mutation");
             Optional<String> key = options.idempotencyKey().map(IdempotencyKeys::valid);
@@ -471,12 +630,12 @@ public final class Omnigraph implements AutoCloseable {
             return new MutationWriter(writeContext()).execute(branch, plan, bound, now, options.actorId(),
                     options.ifGraphCommit(), key.map(k -> IdempotencyKeys.mutation(k, branch, source, queryName,
                             bound, options.ifGraphCommit())));
-        });
+        }));
     }
 
     /** Loads NDJSON bytes (streamed, never buffered whole) into {@code branch} as one commit. */
     public Mono<WriteOutcome> load(String branch, LoadMode mode, Flux<ByteBuffer> ndjson, LoadOptions options) {
-        return Mono.defer(() -> {
+        return refreshed().then(Mono.defer(() -> {
             requireValidText(branch, options.actorId(), options.ifGraphCommit());
             requireWritable("load");
             Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
@@ -485,12 +644,12 @@ public final class Omnigraph implements AutoCloseable {
             return new Loader(writeContext()).load(branch, mode, reader.read(input, Schedulers.parallel()),
                     options.overwriteTypes(), options.actorId(), options.ifGraphCommit(),
                     hash.map(h -> h::request));
-        });
+        }));
     }
 
     /** Loads an NDJSON file (read on the storage scheduler) into {@code branch} as one commit. */
     public Mono<WriteOutcome> load(String branch, LoadMode mode, Path ndjsonFile, LoadOptions options) {
-        return Mono.defer(() -> {
+        return refreshed().then(Mono.defer(() -> {
             requireValidText(branch, options.actorId(), options.ifGraphCommit());
             requireWritable("load");
             Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
@@ -499,6 +658,18 @@ public final class Omnigraph implements AutoCloseable {
                     services.scheduler().scheduler(), chunk -> hash.ifPresent(h -> h.update(chunk)));
             return new Loader(writeContext()).load(branch, mode, records, options.overwriteTypes(), options.actorId(),
                     options.ifGraphCommit(), hash.map(h -> h::request));
+        }));
+    }
+
+    /**
+     * Builds, on every table of {@code branch}, the indexes its schema implies that it lacks (EnsureIndices: one
+     * commit, or none when nothing is missing). On a graph branch, tables it still inherits are forked first.
+     */
+    public Mono<dev.omnigraph.engine.index.EnsureResult> ensureIndexes(String branch, Optional<String> actorId) {
+        return Mono.defer(() -> {
+            requireValidText(branch, actorId, Optional.empty());
+            requireWritable("index ensure");
+            return new dev.omnigraph.engine.index.IndexEnsurer(writeContext()).ensure(branch, actorId);
         });
     }
 
@@ -508,15 +679,49 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     /**
-     * Reports tables whose live HEAD differs from their manifest pin with no sidecar covering them; with
-     * {@code confirm}, restores each to its pin and publishes, so manifest == HEAD again.
+     * Reports tables whose live HEAD differs from their manifest pin with no sidecar covering them, classified from
+     * their history; with {@code confirm}, publishes the verified (compaction-only) drift forward, and with
+     * {@code force} too, every other drift ahead of its pin. Never rewrites table data.
      */
-    public Mono<List<Repair.Drift>> repair(boolean confirm) {
+    public Mono<List<Repair.Drift>> repair(boolean confirm, boolean force) {
         return Mono.defer(() -> {
+            if (force && !confirm) {
+                throw new dev.omnigraph.storage.error.BadRequest("repair --force needs --confirm");
+            }
             if (confirm) {
                 requireWritable("repair --confirm");
             }
-            return new Repair(writeContext()).run(confirm);
+            return new Repair(writeContext()).run(confirm, force);
+        });
+    }
+
+    /**
+     * Compacts main's tables as one tracked maintenance write (see {@link Optimizer}); tables already compact
+     * are left alone and tables with uncovered drift are skipped and reported.
+     */
+    public Mono<OptimizeResult> optimize(Optional<String> actor) {
+        return Mono.defer(() -> {
+            requireWritable("optimize");
+            actor.ifPresent(id -> ValidText.require("actor id", id));
+            return new Optimizer(writeContext()).run(actor);
+        });
+    }
+
+    /**
+     * Version GC (see {@link dev.omnigraph.engine.cleanup.Cleanup} for the retention rule); unconfirmed it only
+     * reports what would go. Deleting needs a read-write handle.
+     */
+    public Mono<dev.omnigraph.engine.cleanup.CleanupReport> cleanup(dev.omnigraph.engine.cleanup.CleanupOptions options) {
+        return Mono.defer(() -> {
+            // Version GC walks the dataset directories (file times, listings): local roots only, refused before any effect.
+            if (root instanceof GraphRoot.S3) {
+                throw new BadRequest("cleanup: version cleanup supports graph roots on the local filesystem only, not "
+                        + root.displayUri());
+            }
+            if (options.confirm()) {
+                requireWritable("cleanup --confirm");
+            }
+            return new dev.omnigraph.engine.cleanup.Cleanup(writeContext()).run(options);
         });
     }
 
@@ -570,7 +775,7 @@ public final class Omnigraph implements AutoCloseable {
 
     /** The plan from the accepted schema to {@code source}, against main's current data; changes nothing. */
     public Mono<dev.omnigraph.engine.evolve.SchemaPlan> planSchema(String source) {
-        return SchemaEvolution.applier(writeContext(), files, schema).plan(source);
+        return refreshed().then(Mono.defer(() -> SchemaEvolution.applier(writeContext(), files, schema).plan(source)));
     }
 
     /**
@@ -579,13 +784,18 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<dev.omnigraph.engine.evolve.SchemaApplyResult> applySchema(String source, boolean allowDataLoss,
                                                                           Optional<String> actorId) {
-        return Mono.defer(() -> {
+        return refreshed().then(Mono.defer(() -> {
             requireWritable("schema apply");
             return SchemaEvolution.applier(writeContext(), files, schema).apply(source, allowDataLoss, actorId)
                     .flatMap(result -> result.applied()
-                            ? SchemaFiles.read(files).doOnNext(live -> this.schema = live).thenReturn(result)
+                            ? SchemaFiles.read(files).doOnNext(live -> {
+                                synchronized (this) {
+                                    this.schema = live;
+                                }
+                                labelSchema(result.commit().orElseThrow().manifestVersion());
+                            }).thenReturn(result)
                             : Mono.just(result));
-        });
+        }));
     }
 
     WriteContext writeContext() {
@@ -623,6 +833,13 @@ public final class Omnigraph implements AutoCloseable {
 
     /** Refuses writes on a read-only handle before any work. */
     void requireWritable(String operation) {
+        String holder = writerElsewhere;
+        if (holder != null) {
+            throw new LeaseLost(0, operation + " refused: this process serves the graph read-only because " + holder);
+        }
+        if (tenure != null) {
+            tenure.requireHeld(); // a handle whose lease is known lost stops writing at once
+        }
         if (mode != OpenMode.READ_WRITE) {
             throw new BadRequest(operation + " needs a read-write handle; " + root + " was opened read-only");
         }
@@ -638,13 +855,18 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     /**
-     * Gives back this handle's share of the root's writer lock (the process keeps the lock while any other
+     * Gives back this handle's share of the root's writer tenure (the process keeps it while any other
      * read-write handle on the root is open). Storage services are shared and stay up. Closing twice is harmless.
      */
     @Override
     public void close() {
-        if (writerLock != null) {
-            writerLock.close();
+        if (tenure != null) {
+            tenure.close();
         }
+    }
+
+    /** As {@link #close()}, completing once this handle's share of the writer tenure is given back. */
+    public Mono<Void> closeAsync() {
+        return tenure == null ? Mono.empty() : tenure.release();
     }
 }

@@ -37,12 +37,13 @@ final class SchemaEvolution {
     }
 
     /** Before a read-write open reads the contract: any interrupted apply resolved, under the exclusive schema gate. */
-    static Mono<Void> recover(StorageServices services, String root, ObjectStore files, ManifestStore manifest) {
+    static Mono<Void> recover(StorageServices services, String root, ObjectStore files, ManifestStore manifest,
+                              dev.omnigraph.storage.WriterFence fence) {
         Failpoints failpoints = Failpoints.fromEnvironment();
         Gates gates = Gates.forRoot(root);
         // The contract is not known yet: recovery needs only storage, manifest, sidecars and gates.
         WriteContext ctx = new WriteContext(root, null, "", "", services.tables(), manifest,
-                new ManifestBatchPublisher(manifest), new SidecarStore(files, failpoints), gates, failpoints,
+                new ManifestBatchPublisher(manifest, fence), new SidecarStore(files, failpoints), gates, failpoints,
                 WriteLimits.DEFAULT, IdempotencySettings.fromEnvironment());
         return Mono.usingWhen(gates.exclusiveSchema(), permit -> new SchemaApplyRecovery(ctx, files).recoverAll(),
                 Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync);

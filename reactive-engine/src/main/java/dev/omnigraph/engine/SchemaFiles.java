@@ -61,6 +61,15 @@ public final class SchemaFiles {
                 .flatMap(state -> store.put(STATE + suffix, state));
     }
 
+    /** Whether the bytes of a state file name exactly {@code accepted}'s state (an unreadable file does not). */
+    static boolean describes(byte[] stateFile, Accepted accepted) {
+        try {
+            return JSON.readValue(stateFile, SchemaState.class).equals(accepted.state());
+        } catch (java.io.IOException unreadable) {
+            return false;
+        }
+    }
+
     /** Reads and cross-checks the live contract files of a root. */
     public static Mono<Accepted> read(ObjectStore store) {
         return read(store, "");

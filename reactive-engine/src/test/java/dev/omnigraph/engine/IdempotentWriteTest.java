@@ -19,10 +19,7 @@ import dev.omnigraph.storage.manifest.GraphCommit;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -51,7 +48,7 @@ class IdempotentWriteTest {
     Path dir;
     StorageServices services;
     Omnigraph graph;
-    final MutableClock clock = new MutableClock(Instant.now());
+    final dev.omnigraph.storage.testing.TestClock clock = dev.omnigraph.storage.testing.TestClock.startingNow();
 
     @BeforeEach
     void setUp() {
@@ -261,33 +258,5 @@ class IdempotentWriteTest {
         }
         assertThat(versions(graph)).isEqualTo(before);
         assertThat(note("n", "x".repeat(255)).block(WAIT).commit()).isPresent();
-    }
-
-    /** A clock the test moves by hand. */
-    static final class MutableClock extends Clock {
-        private final AtomicReference<Instant> now;
-
-        MutableClock(Instant start) {
-            now = new AtomicReference<>(start);
-        }
-
-        void advance(Duration by) {
-            now.updateAndGet(instant -> instant.plus(by));
-        }
-
-        @Override
-        public Instant instant() {
-            return now.get();
-        }
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
     }
 }

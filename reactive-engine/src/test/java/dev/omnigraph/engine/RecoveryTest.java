@@ -6,11 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.omnigraph.engine.load.LoadMode;
-import dev.omnigraph.engine.write.Repair;
+import dev.omnigraph.engine.maintain.Repair;
 import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.Conflict;
 import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.error.StorageFault;
@@ -136,23 +137,30 @@ class RecoveryTest extends ConstrainedGraphTest {
     }
 
     @Test
-    void repairReportsAndRestoresUntrackedDrift() {
+    void repairClassifiesAnUntrackedAppendAsUnverifiedAndPublishesItOnlyWhenForced() {
         TableInfo person = graph.snapshot(ReadTarget.main()).block().table("node:Person").orElseThrow();
         TableRef ref = new TableRef(graph.root().resolve(person.path()).toString(), person.lanceBranch());
         var base = services.tables().open(ref, OptionalLong.of(person.version())).block();
         services.tables().commitStaged(services.tables()
                 .stageAppend(base, List.of(Map.of("id", "Ghost", "name", "Ghost")), Map.of()).block()).block();
 
-        assertThatThrownBy(() -> pair("Bob", "Cy")).isInstanceOf(Conflict.class).hasMessageContaining("repair");
-        List<Repair.Drift> report = graph.repair(false).block();
+        assertThatThrownBy(() -> pair("Bob", "Cy")).isInstanceOf(Conflict.class)
+                .hasMessageContaining("omnigraph repair <root>").hasMessageContaining("--force --confirm");
+        List<Repair.Drift> report = graph.repair(false, false).block();
         assertThat(report).singleElement().satisfies(drift -> {
             assertThat(drift.tableKey()).isEqualTo("node:Person");
             assertThat(drift.head()).isEqualTo(person.version() + 1);
-            assertThat(drift.restored()).isFalse();
+            assertThat(drift.kind()).isEqualTo(Repair.Kind.UNVERIFIED);
+            assertThat(drift.operations()).containsExactly("Append");
+            assertThat(drift.publishedNow()).isFalse();
         });
-        assertThat(graph.repair(true).block()).singleElement().satisfies(drift -> assertThat(drift.restored()).isTrue());
-        assertThat(graph.repair(false).block()).isEmpty();
-        assertThat(ids("node:Person")).containsExactly("Ada");
+        assertThat(graph.repair(true, false).block()).singleElement()
+                .satisfies(drift -> assertThat(drift.publishedNow()).isFalse());
+        assertThatThrownBy(() -> graph.repair(false, true).block()).isInstanceOf(BadRequest.class);
+        assertThat(graph.repair(true, true).block()).singleElement()
+                .satisfies(drift -> assertThat(drift.publishedNow()).isTrue());
+        assertThat(graph.repair(false, false).block()).isEmpty();
+        assertThat(ids("node:Person")).containsExactly("Ada", "Ghost"); // published forward, never rewritten
         assertThat(pair("Bob", "Cy").commit()).isPresent();
     }
 
@@ -163,6 +171,6 @@ class RecoveryTest extends ConstrainedGraphTest {
         assertThatThrownBy(() -> pair("Bob", "Cy")).isInstanceOf(RecoveryRequired.class);
         graph.failpoints().disarm("mutation.after_commit:1");
         graph.failpoints().disarm("recovery.before_plan_write");
-        assertThatThrownBy(() -> graph.repair(false).block()).isInstanceOf(Conflict.class).hasMessageContaining("sidecar");
+        assertThatThrownBy(() -> graph.repair(false, false).block()).isInstanceOf(Conflict.class).hasMessageContaining("sidecar");
     }
 }

@@ -25,16 +25,27 @@ class SingleWriterTest {
     StorageServices services;
     Path root;
 
-    /** Child JVM: opens the graph read-write, says so, and keeps the handle until its stdin closes. */
+    /**
+     * Child JVM: opens the graph read-write, says so (OPEN pid), and keeps the handle until its stdin closes; or,
+     * refused because another process holds the graph, prints REFUSED and the reason and exits 3.
+     */
     public static final class ReadWriteHolder {
         public static void main(String[] args) throws Exception {
-            try (Omnigraph graph = Omnigraph.open(Path.of(args[0]), OpenMode.READ_WRITE).block()) {
-                System.out.println("OPEN " + ProcessHandle.current().pid());
+            Omnigraph graph;
+            try {
+                graph = Omnigraph.open(Path.of(args[0]), OpenMode.READ_WRITE).block();
+            } catch (Conflict refused) {
+                System.out.println("REFUSED " + refused.getMessage());
                 System.out.flush();
-                while (System.in.read() != -1) {
-                    // hold the handle until the parent closes our stdin
-                }
+                System.exit(3);
+                return;
             }
+            System.out.println("OPEN " + ProcessHandle.current().pid());
+            System.out.flush();
+            while (System.in.read() != -1) {
+                // hold the handle until the parent closes our stdin
+            }
+            graph.closeAsync().block(); // a lease is given back before the JVM exits
             System.exit(0);
         }
     }

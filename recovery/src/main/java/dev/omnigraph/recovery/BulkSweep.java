@@ -49,6 +49,7 @@ public final class BulkSweep {
     private final Failpoints failpoints;
     private final SweepPlan planner;
     private final RecoverySteps steps;
+    private final SidecarRecovery recovery;
 
     public BulkSweep(TableStorage tables, ManifestStore manifest, ManifestBatchPublisher publisher,
                      SidecarStore sidecars, RecoveryAudit audit, Failpoints failpoints) {
@@ -58,12 +59,20 @@ public final class BulkSweep {
         this.failpoints = failpoints;
         this.planner = new SweepPlan(tables, manifest);
         this.steps = new RecoverySteps(tables);
+        this.recovery = new SidecarRecovery(tables, manifest, publisher, sidecars, audit, failpoints);
     }
 
     /** Every sidecar on disk rolled forward, rolled back or finalized; how many were resolved. */
     public Mono<Integer> run() {
         return sidecars.reload().collectList().flatMap(pending -> pending.isEmpty() ? Mono.just(0)
-                : planner.plan(pending, PARALLELISM).flatMap(this::execute).thenReturn(pending.size()));
+                // Optimize intents only ever publish forward (MaintenanceRecovery); the exact ones go in bulk.
+                : Flux.fromIterable(pending).filter(MaintenanceRecovery::handles)
+                        .concatMap(sidecar -> recovery.recover(sidecar.operationId(), SidecarRecovery.Mode.FULL)).then()
+                        .then(Mono.defer(() -> {
+                            List<Sidecar> exact = pending.stream().filter(s -> !MaintenanceRecovery.handles(s)).toList();
+                            return exact.isEmpty() ? Mono.empty() : planner.plan(exact, PARALLELISM).flatMap(this::execute);
+                        }))
+                        .thenReturn(pending.size()));
     }
 
     private Mono<Void> execute(List<BranchPlan> plans) {

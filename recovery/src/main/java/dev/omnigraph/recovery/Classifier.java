@@ -92,6 +92,9 @@ final class Classifier {
         TableRef ref = ref(pin);
         long published = state.table(pin.tableKey()).map(TableEntry::version).orElse(0L);
         long expected = pin.expectedVersion();
+        if (sidecar.writerKind() == Sidecar.WriterKind.EnsureIndices) { // index versions: never read their transaction
+            return IndexPins.classify(tables, sidecar, pin, published, ForkPins.isFork(pin, state));
+        }
         if (ForkPins.isFork(pin, state)) {
             return ForkPins.classify(tables, sidecar, pin, published)
                     .map(found -> new Classified(found.getKey(), found.getValue()));

@@ -55,7 +55,8 @@ final class RecoverySteps {
         }
         Sidecar.Lineage lineage = payload.lineage();
         return new PublishRequest(branch, new ExpectedHead.Exact(Optional.ofNullable(payload.authority().graphHead())),
-                Optional.of(identity), expectedPins, updates, lineage.graphCommitId(), Optional.empty(),
+                Optional.of(identity), expectedPins, updates, lineage.graphCommitId(),
+                Optional.ofNullable(lineage.mergedParentCommitId()),
                 Optional.ofNullable(lineage.actorId()), lineage.createdAt(), lineage.operation(),
                 Optional.ofNullable(lineage.idempotency()).map(record -> new IdempotencyRecord(record.key(),
                         record.requestHash(), record.affectedNodes(), record.affectedEdges(),

@@ -69,8 +69,16 @@ public record Sidecar(int schemaVersion, String operationId, String startedAt, S
                               java.util.Map<String, Long> entitiesByTable) {
     }
 
+    /**
+     * One table's effect. {@code indexes} is set by EnsureIndices only: the names of the indexes it builds on the
+     * table, in build order (an index build cannot be staged, so it has no planned transaction).
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Effect(Identity identity, String tableKey, Txn plannedTransaction, Txn confirmedTransaction) {
+    public record Effect(Identity identity, String tableKey, Txn plannedTransaction, Txn confirmedTransaction,
+                         List<String> indexes) {
+        public Effect(Identity identity, String tableKey, Txn plannedTransaction, Txn confirmedTransaction) {
+            this(identity, tableKey, plannedTransaction, confirmedTransaction, null);
+        }
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

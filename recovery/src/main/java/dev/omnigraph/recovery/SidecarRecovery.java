@@ -66,6 +66,7 @@ public final class SidecarRecovery {
     private final Failpoints failpoints;
     private final Classifier classifier;
     private final RecoverySteps steps;
+    private final MaintenanceRecovery maintenance;
 
     public SidecarRecovery(TableStorage tables, ManifestStore manifest, ManifestBatchPublisher publisher,
                            SidecarStore sidecars, RecoveryAudit audit, Failpoints failpoints) {
@@ -76,6 +77,7 @@ public final class SidecarRecovery {
         this.failpoints = failpoints;
         this.classifier = new Classifier(tables);
         this.steps = new RecoverySteps(tables);
+        this.maintenance = new MaintenanceRecovery(tables, manifest, publisher);
     }
 
     public Mono<Outcome> recover(String operationId, Mode mode) {
@@ -88,6 +90,12 @@ public final class SidecarRecovery {
         if (sidecar.writerKind() == Sidecar.WriterKind.SchemaApply) {
             // Its delta (registrations, renames, tombstones) and contract promotion live with the schema applier.
             return refuse(sidecar, mode, "a schema apply is recovered by its own recovery at read-write open");
+        }
+        if (MaintenanceRecovery.handles(sidecar)) {
+            return maintenance.plan(sidecar).flatMap(plan -> plan.refusal().isPresent()
+                    ? refuse(sidecar, mode, plan.refusal().get())
+                    : maintenance.publish(plan).flatMap(commit -> finish(sidecar, RecoveryRecord.Kind.RolledForward,
+                            commit, plan.outcomes()).thenReturn(new Outcome.RolledForward(commit.orElse("")))));
         }
         if (sidecar.protocolV3() == null) {
             return refuse(sidecar, mode, unrecoverableKind(sidecar));

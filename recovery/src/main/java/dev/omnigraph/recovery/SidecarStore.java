@@ -113,7 +113,21 @@ public final class SidecarStore {
     }
 
     public Mono<Boolean> delete(String operationId) {
-        return tracked(operationId, failpoints.hit(FailpointCatalog.SIDECAR_DELETE).then(files.delete(key(operationId))),
+        return remove(operationId, files.delete(key(operationId)));
+    }
+
+    /**
+     * Removes the sidecar of a write whose commit is published, without waiting for the removal to be durable
+     * ({@link ObjectStore#deleteLazily}). If a power loss brings it back, recovery finds its commit visible and
+     * only finalizes it (audit, delete) — and any later sidecar write to the directory (every later write arms
+     * one) makes this removal durable with its own directory sync anyway.
+     */
+    public Mono<Boolean> deletePublished(String operationId) {
+        return remove(operationId, files.deleteLazily(key(operationId)));
+    }
+
+    private Mono<Boolean> remove(String operationId, Mono<Boolean> unlink) {
+        return tracked(operationId, failpoints.hit(FailpointCatalog.SIDECAR_DELETE).then(unlink),
                 view == null ? null : view::deleted);
     }
 

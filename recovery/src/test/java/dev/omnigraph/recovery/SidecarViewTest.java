@@ -176,10 +176,13 @@ class SidecarViewTest {
     void aLoadRacingAWriteKeepsTheWrite() {
         String id = Ulid.next();
         Sinks.Empty<Void> listed = Sinks.empty();
+        Sinks.Empty<Void> taken = Sinks.empty();
         // The directory listing is taken (empty), then held back until the write has landed.
-        files.onList = list -> list.flatMap(names -> listed.asMono().thenReturn(names));
+        files.onList = list -> list.doOnNext(names -> taken.tryEmitEmpty())
+                .flatMap(names -> listed.asMono().thenReturn(names));
         Mono<List<String>> loading = store.reload().map(Sidecar::operationId).collectList().cache();
         loading.subscribe();
+        taken.asMono().block(java.time.Duration.ofSeconds(60)); // the listing ran before the write starts
         store.write(SidecarStoreTest.sample(id)).block();
         listed.tryEmitEmpty();
         assertThat(loading.block()).isEmpty();

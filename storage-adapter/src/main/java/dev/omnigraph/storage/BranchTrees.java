@@ -37,7 +37,8 @@ final class BranchTrees {
         }
     }
 
-    private static Optional<Path> localPath(String datasetPath) {
+    /** The local directory of a dataset path ({@code file:} URI or plain path); empty for object-store URIs. */
+    static Optional<Path> localPath(String datasetPath) {
         if (datasetPath.startsWith("file:")) {
             return Optional.of(Path.of(URI.create(datasetPath)));
         }

@@ -49,8 +49,23 @@ public final class CountingObjectStore implements ObjectStore {
     }
 
     @Override
+    public Mono<Boolean> deleteLazily(String key) {
+        return counted(StorageCallCounter.Call.OBJECT_DELETE, () -> delegate.deleteLazily(key));
+    }
+
+    @Override
     public Mono<Boolean> exists(String key) {
         return counted(StorageCallCounter.Call.OBJECT_EXISTS, () -> delegate.exists(key));
+    }
+
+    @Override
+    public Mono<Optional<Versioned>> getVersioned(String key) {
+        return counted(StorageCallCounter.Call.OBJECT_GET, () -> delegate.getVersioned(key));
+    }
+
+    @Override
+    public Mono<Boolean> replaceIf(String key, String expectedVersion, byte[] bytes) {
+        return counted(StorageCallCounter.Call.OBJECT_REPLACE_IF, () -> delegate.replaceIf(key, expectedVersion, bytes));
     }
 
     @Override

@@ -67,6 +67,20 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<Optional<StagedHandle>> stageRowDelta(TableSnapshot snapshot, List<Map<String, Object>> rows,
+                                                      List<String> deleteKeys, String keyColumn,
+                                                      Map<String, String> properties) {
+        return counted(Call.STAGE, () -> delegate.stageRowDelta(snapshot, rows, deleteKeys, keyColumn, properties));
+    }
+
+    @Override
+    public Mono<StagedHandle> stageUpsertAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
+                                            List<Map<String, Object>> rows, String keyColumn,
+                                            Map<String, String> properties) {
+        return counted(Call.STAGE, () -> delegate.stageUpsertAt(snapshot, knownAddresses, rows, keyColumn, properties));
+    }
+
+    @Override
     public Mono<Optional<StagedHandle>> stageDelete(TableSnapshot snapshot, String predicate,
                                                     Map<String, String> properties) {
         return counted(Call.STAGE, () -> delegate.stageDelete(snapshot, predicate, properties));
@@ -119,6 +133,42 @@ public final class CountingTableStorage implements TableStorage {
     @Override
     public Mono<Optional<Long>> compactFragments(TableRef ref) {
         return counted(Call.COMPACT, () -> delegate.compactFragments(ref));
+    }
+
+    @Override
+    public Mono<VersionGcPlan> planVersionGc(String path, Map<Optional<String>, VersionRetention> retention,
+                                             java.time.Instant orphanCutoff) {
+        return counted(Call.GC, () -> delegate.planVersionGc(path, retention, orphanCutoff));
+    }
+
+    @Override
+    public Mono<Long> applyVersionGc(VersionGcPlan plan, VersionGcPlan.Phase phase) {
+        return counted(Call.GC, () -> delegate.applyVersionGc(plan, phase));
+    }
+
+    @Override
+    public Mono<List<String>> indexNames(TableRef ref, long version) {
+        return counted(Call.INDEX, () -> delegate.indexNames(ref, version));
+    }
+
+    @Override
+    public Mono<Long> createIndex(TableRef ref, long expectedVersion, IndexSpec spec) {
+        return counted(Call.INDEX, () -> delegate.createIndex(ref, expectedVersion, spec));
+    }
+
+    @Override
+    public Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request) {
+        return counted(Call.SCAN, () -> delegate.nearest(snapshot, request));
+    }
+
+    @Override
+    public Mono<Integer> compactionTasks(TableRef ref) {
+        return counted(Call.COMPACT, () -> delegate.compactionTasks(ref));
+    }
+
+    @Override
+    public Mono<List<String>> operationsBetween(TableRef ref, long after, long upTo) {
+        return counted(Call.TRANSACTION_AT, () -> delegate.operationsBetween(ref, after, upTo));
     }
 
     @Override

@@ -88,13 +88,32 @@ public final class FailpointCatalog {
             "schema_apply.after_arm", "schema_apply.after_rewrites", "schema_apply.after_confirm",
             "schema_apply.after_publish", "schema_apply.before_contract_swap", "schema_apply.after_contract_swap");
 
+    /** {@code cleanup}, per dataset n (1-based, in location order): its files deleted, then its version manifests. */
+    public static final String CLEANUP_AFTER_FILES = "cleanup.after_files:";
+    public static final String CLEANUP_AFTER_MANIFESTS = "cleanup.after_manifests:";
+    public static final List<String> CLEANUP_POINTS = List.of(CLEANUP_AFTER_FILES + "<n>", CLEANUP_AFTER_MANIFESTS + "<n>");
+
+    /**
+     * {@code index ensure}, in order: gates held and plan rechecked, sidecar armed, first-touch forks created,
+     * the n-th index build committed (counted over the whole ensure), sidecar confirmed, published, before the
+     * sidecar is deleted.
+     */
+    public static final String ENSURE_INDICES = "ensure_indices";
+    public static final List<String> ENSURE_INDICES_POINTS = List.of(AFTER_GATES, AFTER_ARM, AFTER_FORK,
+            AFTER_COMMIT + "<n>", AFTER_CONFIRM, AFTER_PUBLISH, BEFORE_SIDECAR_DELETE).stream()
+            .map(step -> ENSURE_INDICES + "." + step).toList();
+
+    /** {@code optimize}: planned, armed, after each table's compaction, published, before the sidecar delete. */
+    public static final List<String> OPTIMIZE_POINTS = List.of("optimize.after_plan", "optimize.after_arm",
+            "optimize.after_compact:<n>", "optimize.after_publish", "optimize.before_sidecar_delete");
+
     private FailpointCatalog() {
     }
 
     /** Writer → its failpoint names, in pipeline order. */
     public static Map<String, List<String>> byWriter() {
         Map<String, List<String>> out = new LinkedHashMap<>();
-        for (String writer : List.of("mutation", "load")) {
+        for (String writer : List.of("mutation", "load", "branch_merge")) {
             List<String> points = new java.util.ArrayList<>(PIPELINE_STEPS.stream().map(step -> writer + "." + step).toList());
             points.add(writer + "." + AFTER_FORK);
             points.add(writer + "." + AFTER_ATTEMPT);
@@ -106,6 +125,10 @@ public final class FailpointCatalog {
         out.put("branch", BRANCH_POINTS);
 
         out.put("schema_apply", SCHEMA_APPLY_POINTS);
+        out.put("cleanup", CLEANUP_POINTS);
+
+        out.put(ENSURE_INDICES, ENSURE_INDICES_POINTS);
+        out.put("optimize", OPTIMIZE_POINTS);
         return out;
     }
 

@@ -135,29 +135,157 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Mono<StagedHandle> stageUpsert(TableSnapshot snapshot, List<Map<String, Object>> rows, String keyColumn,
                                           Map<String, String> properties) {
-        if (rows.isEmpty()) {
-            return Mono.error(new BadRequest("nothing to upsert into " + snapshot.ref() + ": no rows"));
+        return stageUpsertAt(snapshot, null, rows, keyColumn, properties, "stageUpsert");
+    }
+
+    /**
+     * With the snapshot's schema at hand (a snapshot that was opened, as the manifest publisher's is), the new
+     * rows' fragment is written on one storage thread while the dataset is opened and the deletion files are
+     * written on another: neither needs the other, and both are invisible until the commit.
+     */
+    @Override
+    public Mono<StagedHandle> stageUpsertAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
+                                            List<Map<String, Object>> rows, String keyColumn,
+                                            Map<String, String> properties) {
+        if (snapshot.schema() == null) {
+            return stageUpsertAt(snapshot, Map.copyOf(knownAddresses), rows, keyColumn, properties, "stageUpsertAt");
         }
+        Map<String, Long> known = Map.copyOf(knownAddresses);
         List<String> keys;
         try {
+            if (rows.isEmpty()) {
+                throw new BadRequest("nothing to upsert into " + snapshot.ref() + ": no rows");
+            }
             keys = distinctKeys(snapshot.ref(), rows, keyColumn);
         } catch (BadRequest refused) {
             return Mono.error(refused);
         }
-        return stage("stageUpsert", snapshot, properties, (dataset, allocator) -> {
-            RowDeletions deletions = new RowDeletions();
-            for (int from = 0; from < keys.size(); from += KEY_CHUNK) {
-                List<String> chunk = keys.subList(from, Math.min(keys.size(), from + KEY_CHUNK));
-                deletions.collect(dataset, SqlLiterals.inList(keyColumn, chunk));
+        TableRef ref = snapshot.ref();
+        Mono<List<FragmentMetadata>> fragments = storage.call(() -> {
+            StorageScheduler.requireStorageThread("stageUpsertAt");
+            try (BufferAllocator allocator = childAllocator("stageUpsertAt.fragments")) {
+                return writeFragments(ref, snapshot.schema(), rows, allocator);
+            } catch (Exception e) {
+                throw LanceFailures.translate("stageUpsertAt", ref, snapshot.version(), e);
+            }
+        });
+        Mono<PendingUpdate> deletions = storage.call(() -> {
+            StorageScheduler.requireStorageThread("stageUpsertAt");
+            BufferAllocator allocator = childAllocator("stageUpsertAt");
+            Dataset dataset = null;
+            try {
+                dataset = openDataset(allocator, ref, OptionalLong.of(snapshot.version()));
+                RowDeletions found = RowDeletions.at(dataset, snapshot, keys.stream().filter(known::containsKey)
+                        .map(known::get).toList());
+                if (found == null) {
+                    found = deletionsByKey(dataset, keys, keyColumn);
+                }
+                return new PendingUpdate(allocator, dataset, found.stage(dataset));
+            } catch (Exception e) {
+                if (dataset != null) dataset.close();
+                allocator.close();
+                throw LanceFailures.translate("stageUpsertAt", ref, snapshot.version(), e);
+            }
+        });
+        return Mono.zip(deletions.materialize(), fragments.materialize()).flatMap(both -> {
+            if (both.getT1().isOnError()) {
+                return Mono.error(both.getT1().getThrowable()); // written fragment files are reclaimable garbage
+            }
+            PendingUpdate pending = both.getT1().get();
+            if (both.getT2().isOnError()) {
+                return storage.run(pending::close).then(Mono.error(both.getT2().getThrowable()));
+            }
+            return storage.call(() -> {
+                try {
+                    // A snapshot schema that is not the dataset's (never expected) must not reach a commit.
+                    List<FragmentMetadata> added = pending.dataset().getSchema().equals(snapshot.schema())
+                            ? both.getT2().get()
+                            : writeFragments(ref, pending.dataset(), rows, pending.allocator());
+                    Transaction transaction = pending.dataset().newTransactionBuilder()
+                            .readVersion(snapshot.version())
+                            .transactionProperties(Map.copyOf(properties))
+                            .operation(Update.builder()
+                                    .removedFragmentIds(pending.deletions().removedFragmentIds())
+                                    .updatedFragments(pending.deletions().updatedFragments())
+                                    .newFragments(added)
+                                    .build())
+                            .build();
+                    return (StagedHandle) new LanceStagedHandle(ref, pending.allocator(), pending.dataset(), transaction);
+                } catch (Exception e) {
+                    pending.close();
+                    throw LanceFailures.translate("stageUpsertAt", ref, snapshot.version(), e);
+                }
+            });
+        });
+    }
+
+    /** An Update being staged: its dataset and allocator (handed to the handle) and its deletion files. */
+    private record PendingUpdate(BufferAllocator allocator, Dataset dataset, RowDeletions.Staged deletions) {
+        void close() {
+            dataset.close();
+            allocator.close();
+        }
+    }
+
+    private static RowDeletions deletionsByKey(Dataset dataset, List<String> keys, String keyColumn) {
+        RowDeletions deletions = new RowDeletions();
+        for (int from = 0; from < keys.size(); from += KEY_CHUNK) {
+            List<String> chunk = keys.subList(from, Math.min(keys.size(), from + KEY_CHUNK));
+            deletions.collect(dataset, SqlLiterals.inList(keyColumn, chunk));
+        }
+        return deletions;
+    }
+
+    /** {@code knownAddresses} null: find the replaced rows by key (a filtered scan). */
+    private Mono<StagedHandle> stageUpsertAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
+                                             List<Map<String, Object>> rows, String keyColumn,
+                                             Map<String, String> properties, String operation) {
+        if (rows.isEmpty()) {
+            return Mono.error(new BadRequest("nothing to upsert into " + snapshot.ref() + ": no rows"));
+        }
+        return stageDelta(snapshot, knownAddresses, rows, List.of(), keyColumn, properties, operation).map(Optional::get);
+    }
+
+    @Override
+    public Mono<Optional<StagedHandle>> stageRowDelta(TableSnapshot snapshot, List<Map<String, Object>> rows,
+                                                      List<String> deleteKeys, String keyColumn,
+                                                      Map<String, String> properties) {
+        return stageDelta(snapshot, null, rows, deleteKeys, keyColumn, properties, "stageRowDelta");
+    }
+
+    /** One Update: deletions (at {@code knownAddresses} when given and valid, else found by key) plus new rows. */
+    private Mono<Optional<StagedHandle>> stageDelta(TableSnapshot snapshot, Map<String, Long> knownAddresses,
+                                                    List<Map<String, Object>> rows, List<String> deleteKeys,
+                                                    String keyColumn, Map<String, String> properties,
+                                                    String operation) {
+        List<String> keys;
+        try {
+            keys = new ArrayList<>(distinctKeys(snapshot.ref(), rows, keyColumn));
+            if (new HashSet<>(keys).removeAll(deleteKeys) || new HashSet<>(deleteKeys).size() != deleteKeys.size()) {
+                throw new BadRequest("row delta on " + snapshot.ref() + ": a key is both written and deleted, or deleted twice");
+            }
+            keys.addAll(deleteKeys);
+        } catch (BadRequest refused) {
+            return Mono.error(refused);
+        }
+        return stage(operation, snapshot, properties, (dataset, allocator) -> {
+            RowDeletions deletions = knownAddresses == null ? null
+                    : RowDeletions.at(dataset, snapshot, keys.stream().filter(knownAddresses::containsKey)
+                            .map(knownAddresses::get).toList());
+            if (deletions == null) {
+                deletions = deletionsByKey(dataset, keys, keyColumn);
+            }
+            if (deletions.isEmpty() && rows.isEmpty()) {
+                return Optional.empty();
             }
             RowDeletions.Staged staged = deletions.stage(dataset);
-            List<FragmentMetadata> added = writeFragments(snapshot.ref(), dataset, rows, allocator);
+            List<FragmentMetadata> added = rows.isEmpty() ? List.of() : writeFragments(snapshot.ref(), dataset, rows, allocator);
             return Optional.of(Update.builder()
                     .removedFragmentIds(staged.removedFragmentIds())
                     .updatedFragments(staged.updatedFragments())
                     .newFragments(added)
                     .build());
-        }).map(Optional::get);
+        });
     }
 
     @Override
@@ -268,7 +396,7 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Mono<Optional<Long>> compactFragments(TableRef ref) {
         return withDataset("compact", ref, OptionalLong.empty(), (dataset, allocator) -> {
-            CompactionOptions options = CompactionOptions.builder().withMaterializeDeletionsThreshold(0.1f).build();
+            CompactionOptions options = TableHistory.COMPACTION;
             CompactionPlan plan = Compaction.planCompaction(dataset, options);
             if (plan.getCompactionTasks().isEmpty()) {
                 return Optional.<Long>empty();
@@ -279,6 +407,37 @@ public final class LanceTableStorage implements TableStorage {
             }
             Compaction.commitCompaction(dataset, rewritten, options); // moves this dataset object to the new version
             return Optional.of(dataset.version());
+        });
+    }
+
+    @Override
+    public Mono<List<String>> indexNames(TableRef ref, long version) {
+        return withDataset("indexNames", ref, OptionalLong.of(version), (dataset, allocator) -> LanceIndexes.names(dataset));
+    }
+
+    @Override
+    public Mono<Long> createIndex(TableRef ref, long expectedVersion, IndexSpec spec) {
+        return withDataset("createIndex", ref, OptionalLong.empty(),
+                (dataset, allocator) -> LanceIndexes.create(ref, dataset, expectedVersion, spec));
+    }
+
+    @Override
+    public Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request) {
+        return withDataset("nearest", snapshot.ref(), OptionalLong.of(snapshot.version()),
+                (dataset, allocator) -> LanceIndexes.nearest(snapshot.ref(), dataset, request));
+    }
+
+    @Override
+    public Mono<Integer> compactionTasks(TableRef ref) {
+        return withDataset("compactionTasks", ref, OptionalLong.empty(), (dataset, allocator) ->
+                Compaction.planCompaction(dataset, TableHistory.COMPACTION).getCompactionTasks().size());
+    }
+
+    @Override
+    public Mono<List<String>> operationsBetween(TableRef ref, long after, long upTo) {
+        return withDataset("operationsBetween", ref, OptionalLong.of(upTo), (dataset, allocator) -> {
+            OptionalLong fork = ref.branch().isPresent() ? OptionalLong.of(forkVersion(ref, allocator)) : OptionalLong.empty();
+            return TableHistory.operations(dataset, after, upTo, fork);
         });
     }
 
@@ -324,6 +483,31 @@ public final class LanceTableStorage implements TableStorage {
                 return branchesOf(path, allocator);
             } catch (Exception e) {
                 throw LanceFailures.translate("listBranches", TableRef.main(path), e);
+            }
+        });
+    }
+
+    @Override
+    public Mono<VersionGcPlan> planVersionGc(String path, Map<Optional<String>, VersionRetention> retention,
+                                             java.time.Instant orphanCutoff) {
+        return storage.call(() -> {
+            StorageScheduler.requireStorageThread("planVersionGc");
+            try (BufferAllocator allocator = childAllocator("planVersionGc")) {
+                return LanceVersionGc.plan(allocator, path, Map.copyOf(retention), orphanCutoff);
+            } catch (Exception e) {
+                throw LanceFailures.translate("planVersionGc", TableRef.main(path), e);
+            }
+        });
+    }
+
+    @Override
+    public Mono<Long> applyVersionGc(VersionGcPlan plan, VersionGcPlan.Phase phase) {
+        return storage.call(() -> {
+            StorageScheduler.requireStorageThread("applyVersionGc");
+            try {
+                return LanceVersionGc.apply(plan, phase);
+            } catch (Exception e) {
+                throw LanceFailures.translate("applyVersionGc", TableRef.main(plan.path()), e);
             }
         });
     }
@@ -452,7 +636,10 @@ public final class LanceTableStorage implements TableStorage {
                 .map(tx -> new TransactionIdentity(tx.readVersion(), tx.uuid()))
                 .orElseThrow(() -> new IllegalStateException("Lance recorded no transaction for version " + committed.version()));
         TableSnapshot landed = snapshotOf(ref, committed);
-        return new CommittedVersion(landed.version(), achieved, landed.rowCount(), java.util.Optional.of(landed));
+        Optional<CommittedVersion.NewestFragment> newest = committed.getFragments().stream()
+                .max(Comparator.comparingInt(Fragment::getId))
+                .map(fragment -> new CommittedVersion.NewestFragment(fragment.getId(), fragment.metadata().getPhysicalRows()));
+        return new CommittedVersion(landed.version(), achieved, landed.rowCount(), Optional.of(landed), newest);
     }
 
     private long forkVersion(TableRef ref, BufferAllocator allocator) {
@@ -462,7 +649,7 @@ public final class LanceTableStorage implements TableStorage {
                 .orElseThrow(() -> new NotFound("branch", name, "branch " + name + " does not exist on this dataset"));
     }
 
-    private static List<LanceBranch> branchesOf(String path, BufferAllocator allocator) {
+    static List<LanceBranch> branchesOf(String path, BufferAllocator allocator) {
         try (Dataset main = openDataset(allocator, TableRef.main(path), OptionalLong.empty())) {
             List<LanceBranch> out = new ArrayList<>();
             for (Branch branch : main.branches().list()) {

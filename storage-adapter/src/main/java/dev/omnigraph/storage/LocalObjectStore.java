@@ -21,10 +21,15 @@ import reactor.core.publisher.Mono;
 /**
  * {@link ObjectStore} on a local directory. A put writes {@code <name>#<digits>} in the same directory, fsyncs
  * it, renames it over the target and fsyncs the directory, so a crash leaves the old file or the new one.
- * Names containing '#' are reserved for those temp files and never listed.
+ * Names containing '#' are reserved for those temp files (and the {@code <name>#lock} files of conditional
+ * replaces) and never listed. A version token is the SHA-256 of the content: a conditional replace compares
+ * content, which is what a compare-and-swap on a small record needs.
  */
 public final class LocalObjectStore implements ObjectStore {
     private static final char TEMP_MARK = '#';
+    /** One monitor per key file in this JVM: an OS file lock cannot be taken twice by one process. */
+    private static final java.util.concurrent.ConcurrentHashMap<Path, Object> KEY_MONITORS =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     private final Path root;
     private final StorageScheduler storage;
@@ -90,6 +95,57 @@ public final class LocalObjectStore implements ObjectStore {
     }
 
     @Override
+    public Mono<Optional<Versioned>> getVersioned(String key) {
+        return get(key).map(found -> found.map(bytes -> new Versioned(bytes, versionOf(bytes))));
+    }
+
+    /**
+     * Under this JVM's monitor and an OS lock on {@code <key>#lock} (so other processes' replaces wait): read the
+     * current content, compare its digest, then write a temp file and rename it over the key.
+     */
+    @Override
+    public Mono<Boolean> replaceIf(String key, String expectedVersion, byte[] bytes) {
+        return storage.call(() -> {
+            Path target = resolve(key);
+            synchronized (KEY_MONITORS.computeIfAbsent(target, path -> new Object())) {
+                Files.createDirectories(target.getParent());
+                Path lockFile = target.resolveSibling(target.getFileName() + String.valueOf(TEMP_MARK) + "lock");
+                try (FileChannel lock = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                     java.nio.channels.FileLock held = lock.lock()) {
+                    byte[] current;
+                    try {
+                        current = Files.readAllBytes(target);
+                    } catch (NoSuchFileException missing) {
+                        return false;
+                    }
+                    if (!versionOf(current).equals(expectedVersion)) {
+                        return false;
+                    }
+                    Path temp = writeTemp(target, bytes);
+                    try {
+                        Files.move(temp, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    } finally {
+                        Files.deleteIfExists(temp);
+                    }
+                    fsyncDirectory(target.getParent());
+                    return true;
+                } catch (IOException e) {
+                    throw fault("replaceIf", key, e);
+                }
+            }
+        });
+    }
+
+    private static String versionOf(byte[] bytes) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
     public Mono<List<String>> list(String prefix) {
         return storage.call(() -> {
             Path dir = resolveDirectory(prefix);
@@ -119,11 +175,21 @@ public final class LocalObjectStore implements ObjectStore {
 
     @Override
     public Mono<Boolean> delete(String key) {
+        return delete(key, true);
+    }
+
+    /** The unlink without the directory fsync that would make it survive a power loss. */
+    @Override
+    public Mono<Boolean> deleteLazily(String key) {
+        return delete(key, false);
+    }
+
+    private Mono<Boolean> delete(String key, boolean durable) {
         return storage.call(() -> {
             Path target = resolve(key);
             try {
                 boolean existed = Files.deleteIfExists(target);
-                if (existed) {
+                if (existed && durable) {
                     fsyncDirectory(target.getParent());
                 }
                 return existed;

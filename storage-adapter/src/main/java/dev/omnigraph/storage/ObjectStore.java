@@ -34,10 +34,40 @@ public interface ObjectStore {
     Mono<Boolean> delete(String key);
 
     /**
+     * As {@link #delete}, for a caller whose correctness does not need the removal to survive a power loss (the
+     * object may come back, and the caller's readers treat that as harmless): a store may skip making it durable.
+     */
+    default Mono<Boolean> deleteLazily(String key) {
+        return delete(key);
+    }
+
+    /**
      * Whether {@code key} exists. Only absence answers false: any other I/O error (permissions, a file where a
      * directory should be) fails with a {@code StorageFault}, because callers act on "absent".
      */
     Mono<Boolean> exists(String key);
+
+    /** The bytes of a key with the opaque version token a {@link #replaceIf} compares against. */
+    record Versioned(byte[] bytes, String version) {
+    }
+
+    /**
+     * The bytes of {@code key} with its current version token (an ETag on object stores, a content digest on local
+     * disk), or empty when it does not exist. Only for keys written with {@link #putIfAbsent} and {@link #replaceIf}.
+     */
+    default Mono<Optional<Versioned>> getVersioned(String key) {
+        return Mono.error(new UnsupportedOperationException(getClass().getSimpleName() + " offers no versioned reads"));
+    }
+
+    /**
+     * Atomically replaces {@code key} with {@code bytes} only if its version is still {@code expectedVersion} (as
+     * {@link #getVersioned} returned it): compare-and-swap on one object, the other half (with {@link #putIfAbsent})
+     * of what a writer lease needs. Emits false, writing nothing, when the key changed or is gone. Atomic against
+     * other {@code replaceIf} and {@code putIfAbsent} calls on the key, from any process.
+     */
+    default Mono<Boolean> replaceIf(String key, String expectedVersion, byte[] bytes) {
+        return Mono.error(new UnsupportedOperationException(getClass().getSimpleName() + " offers no conditional replace"));
+    }
 
     /** The root this store resolves keys against, for messages and for building dataset URIs. */
     String rootUri();

@@ -38,11 +38,27 @@ public final class RootLock implements AutoCloseable {
         this.root = root;
     }
 
-    /** Who holds a root: what the lock file says. */
+    /** Who holds a root: what the lock file (or the lease object) says. */
     public record Holder(long pid, String host, Instant since) {
-        String describe() {
+        private static final class Current {
+            static final Holder INSTANCE = new Holder(ProcessHandle.current().pid(), hostName(), Instant.now());
+        }
+
+        /** This process, as a lock file or lease names it (one start time per JVM). */
+        public static Holder current() {
+            return Current.INSTANCE;
+        }
+
+        public String describe() {
             return "process " + pid + " on host " + host + " (since " + since + ")";
         }
+    }
+
+    /** The refusal of a second read-write process, naming the holder (null: unknown) and any detail. */
+    public static Conflict refusal(Holder holder, String detail) {
+        return new Conflict("the graph is already open read-write in another "
+                + (holder == null ? "process" : holder.describe()) + detail
+                + "; send writes through that process (for example its HTTP server) or open the graph read-only");
     }
 
     private record Held(FileChannel channel, FileLock lock, int handles) {
@@ -68,12 +84,9 @@ public final class RootLock implements AutoCloseable {
                 if (lock == null) {
                     Holder holder = readHolder(channel);
                     channel.close();
-                    throw new Conflict("the graph is already open read-write in another "
-                            + (holder == null ? "process" : holder.describe())
-                            + "; send writes through that process (for example its HTTP server) or open the graph"
-                            + " read-only");
+                    throw refusal(holder, "");
                 }
-                writeHolder(channel, new Holder(ProcessHandle.current().pid(), hostName(), Instant.now()));
+                writeHolder(channel, new Holder(Holder.current().pid(), Holder.current().host(), Instant.now()));
                 HELD.put(canonicalRoot, new Held(channel, lock, 1));
                 return new RootLock(canonicalRoot);
             } catch (IOException e) {

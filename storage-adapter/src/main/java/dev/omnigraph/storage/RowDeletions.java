@@ -41,6 +41,34 @@ final class RowDeletions {
         }
     }
 
+    /**
+     * The rows at {@code addresses}, trusted only when {@code dataset} is exactly {@code snapshot} (version,
+     * recorded time, fragment count) and every address lies inside one of its fragments: Lance accepts
+     * out-of-range offsets silently, so a wrong address must never reach {@code deleteRows}. Null otherwise.
+     */
+    static RowDeletions at(Dataset dataset, TableSnapshot snapshot, List<Long> addresses) {
+        if (snapshot.versionTime().equals(java.time.Instant.EPOCH) || dataset.version() != snapshot.version()
+                || !dataset.getVersion().getDataTime().toInstant().equals(snapshot.versionTime())) {
+            return null;
+        }
+        java.util.Map<Integer, Long> physicalRows = new java.util.HashMap<>();
+        dataset.getFragments().forEach(fragment -> physicalRows.put(fragment.getId(), fragment.metadata().getPhysicalRows()));
+        if (physicalRows.size() != snapshot.fragmentCount()) {
+            return null;
+        }
+        RowDeletions deletions = new RowDeletions();
+        for (long address : addresses) {
+            int fragmentId = (int) (address >>> 32);
+            long offset = address & 0xFFFF_FFFFL;
+            Long rows = physicalRows.get(fragmentId);
+            if (rows == null || offset >= rows) {
+                return null;
+            }
+            deletions.offsetsByFragment.computeIfAbsent(fragmentId, id -> new TreeSet<>()).add((int) offset);
+        }
+        return deletions;
+    }
+
     boolean isEmpty() {
         return offsetsByFragment.isEmpty();
     }

@@ -27,9 +27,13 @@ public final class StorageCallCounter {
         RESTORE("restore"), HEAD("head"), TRANSACTION_AT("transactionAt"),
         /** Maintenance: fragment compaction (of {@code __manifest} by the publisher). */
         COMPACT("compact"),
+        /** Maintenance: version GC planning and deletion ({@code cleanup}). */
+        GC("gc"),
         /** createBranch, deleteBranch, listBranches. */
         BRANCH("branch"),
-        OBJECT_GET("obj.get"), OBJECT_PUT("obj.put"), OBJECT_PUT_IF_ABSENT("obj.putIfAbsent"),
+        /** indexNames, createIndex. */
+        INDEX("index"),
+        OBJECT_GET("obj.get"), OBJECT_PUT("obj.put"), OBJECT_PUT_IF_ABSENT("obj.putIfAbsent"), OBJECT_REPLACE_IF("obj.replaceIf"),
         OBJECT_LIST("obj.list"), OBJECT_DELETE("obj.delete"), OBJECT_EXISTS("obj.exists");
 
         private final String label;

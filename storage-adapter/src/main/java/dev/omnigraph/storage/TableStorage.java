@@ -43,6 +43,24 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Mono<StagedHandle> stageUpsert(TableSnapshot snapshot, List<Map<String, Object>> rows, String keyColumn,
                                    Map<String, String> properties);
 
+    /**
+     * Stages a row delta by {@code keyColumn} as ONE Update transaction: deletion vectors for the existing rows whose
+     * key appears in {@code rows} or in {@code deleteKeys}, plus fragments holding every row of {@code rows} (none
+     * when it is empty). Keys must be distinct across both lists. Empty when nothing matches and nothing is added.
+     */
+    Mono<Optional<StagedHandle>> stageRowDelta(TableSnapshot snapshot, List<Map<String, Object>> rows,
+                                               List<String> deleteKeys, String keyColumn, Map<String, String> properties);
+
+    /**
+     * The same Update as {@link #stageUpsert}, for a caller that knows where the rows it replaces live at exactly
+     * {@code snapshot} (the manifest publisher): {@code knownAddresses} maps the key of every existing row among
+     * {@code rows} to its row address (fragment id &lt;&lt; 32 | offset); a key it does not hold is new. Nothing is
+     * scanned when the dataset is exactly {@code snapshot} (version, recorded time and fragment count) and every
+     * address lies inside one of its fragments; otherwise the rows are found by key, as {@link #stageUpsert} does.
+     */
+    Mono<StagedHandle> stageUpsertAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
+                                     List<Map<String, Object>> rows, String keyColumn, Map<String, String> properties);
+
     /** Stages a delete of the rows matching {@code predicate}; empty when nothing matches (nothing staged). */
     Mono<Optional<StagedHandle>> stageDelete(TableSnapshot snapshot, String predicate, Map<String, String> properties);
 
@@ -93,6 +111,40 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
      */
     Mono<Optional<Long>> compactFragments(TableRef ref);
 
+    /** The names of the indexes of {@code ref} at {@code version}, sorted. Reads no transaction. */
+    Mono<List<String>> indexNames(TableRef ref, long version);
+
+    /**
+     * Builds one index on {@code ref}, whose latest version must be {@code expectedVersion}; emits the version the
+     * build produced, which is exactly {@code expectedVersion + 1} (anything else fails). Lance cannot stage an
+     * index build, so this commits at once (like {@link #restore}); callers hold the table's gates and cover the
+     * call with a recovery intent. A version made here must never be asked for its transaction.
+     */
+    Mono<Long> createIndex(TableRef ref, long expectedVersion, IndexSpec spec);
+
+    /**
+     * The rows an approximate nearest-neighbour search through {@code snapshot}'s vector index returns (at most
+     * {@code k}, closest first, with Lance's {@code _distance}). Only for a table that has a vector index on the
+     * column; unindexed fragments are searched exhaustively by Lance.
+     */
+    Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request);
+
+    /**
+     * How many rewrite tasks a compaction of {@code ref}'s latest version would run (0: already compact). A
+     * compaction of {@code t} tasks started at version {@code E} lands exactly {@code t} reserve versions and then
+     * the rewrite, at {@code E + t + 1}, unless another writer commits in between.
+     */
+    Mono<Integer> compactionTasks(TableRef ref);
+
+    /**
+     * The Lance operation that produced each version in {@code (after, upTo]} of {@code ref}, oldest first:
+     * {@code Append}, {@code Delete}, {@code Update}, {@code Overwrite}, {@code Restore}, {@code ReserveFragments},
+     * {@code Rewrite}, … Versions whose transaction Lance cannot hand to Java without aborting the JVM are named
+     * without reading it: {@code CreateIndex} when the version's index list differs from its predecessor's,
+     * {@code Clone} for a branch's fork version. {@link TableHistory#isMaintenance} tells compaction apart.
+     */
+    Mono<List<String>> operationsBetween(TableRef ref, long after, long upTo);
+
     /** Creates Lance branch {@code name} at {@code fromVersion} of {@code from} (main or another branch). */
     Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name);
 
@@ -101,6 +153,21 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
 
     /** The Lance branches of the dataset at {@code path}, sorted by name. */
     Mono<List<LanceBranch>> listBranches(String path);
+
+    /**
+     * Plans a version GC of the dataset at {@code path} and all its Lance branches, deleting nothing: each ref's
+     * versions that {@code retention} does not keep (a ref with no entry keeps all; its latest version and every
+     * version a branch was forked from are always kept), and the files only those versions reference, plus data
+     * and deletion files no version references that are older than {@code orphanCutoff}. Local paths only.
+     */
+    Mono<VersionGcPlan> planVersionGc(String path, Map<Optional<String>, VersionRetention> retention,
+                                      java.time.Instant orphanCutoff);
+
+    /**
+     * Deletes one phase of a plan (files first, then manifests: a kill between them leaves every kept version
+     * whole and the plan can be made and applied again); emits the bytes freed. Callers hold every writer off.
+     */
+    Mono<Long> applyVersionGc(VersionGcPlan plan, VersionGcPlan.Phase phase);
 
     @Override
     void close();

@@ -233,6 +233,28 @@ class LanceTableStorageTest {
     }
 
     @Test
+    void stagedRowDeltaReplacesAndDeletesInOneVersion() {
+        TableSnapshot base = appendCommitted(createPeople("people"), people(0, 10));
+        StagedHandle handle = storage.stageRowDelta(base, List.of(person("p2", 2000), person("p20", 20000)),
+                List.of("p3", "p4", "nobody"), "id", Map.of()).block().orElseThrow();
+        assertThat(handle.operation()).isEqualTo("Update");
+        CommittedVersion committed = storage.commitStaged(handle).block();
+        assertThat(committed.version()).isEqualTo(base.version() + 1);
+        assertThat(committed.rowCount()).isEqualTo(9);
+        TableSnapshot after = latest(base.ref());
+        assertThat(ids(after)).contains("p2", "p20").doesNotContain("p3", "p4");
+        assertThat(storage.count(after, Optional.of("age = 2000")).block()).isEqualTo(1);
+
+        // Deletes alone are an Update without new fragments; nothing to do stages nothing.
+        CommittedVersion deleted = storage.commitStaged(storage.stageRowDelta(after, List.of(), List.of("p5"), "id",
+                Map.of()).block().orElseThrow()).block();
+        assertThat(deleted.rowCount()).isEqualTo(8);
+        assertThat(storage.stageRowDelta(latest(base.ref()), List.of(), List.of("nobody"), "id", Map.of()).block()).isEmpty();
+        assertThatThrownBy(() -> storage.stageRowDelta(latest(base.ref()), List.of(person("p6", 1)), List.of("p6"), "id",
+                Map.of()).block()).isInstanceOf(BadRequest.class).hasMessageContaining("both written and deleted");
+    }
+
+    @Test
     void upsertOfAWholeFragmentRemovesIt() {
         TableSnapshot base = appendCommitted(createPeople("people"), people(0, 3));
         CommittedVersion committed = storage.commitStaged(
@@ -385,5 +407,30 @@ class LanceTableStorageTest {
         TableSnapshot b = appendCommitted(a, people(1, 2));
         List<Long> versions = List.of(base.version(), a.version(), b.version());
         assertThat(versions).isSortedAccordingTo(Comparator.naturalOrder()).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void compactionIsPlannedThenLandsReserveVersionsAndARewriteThatHistoryNamesAsMaintenance() {
+        TableSnapshot created = createPeople("compacted");
+        TableRef ref = created.ref();
+        TableSnapshot at = created;
+        for (int i = 0; i < 3; i++) {
+            StagedHandle staged = storage.stageAppend(at, people(i * 10, i * 10 + 10), Map.of()).block();
+            at = storage.open(ref, OptionalLong.of(storage.commitStaged(staged).block().version())).block();
+        }
+        long before = at.version();
+        int tasks = storage.compactionTasks(ref).block();
+        assertThat(tasks).isPositive();
+
+        long after = storage.compactFragments(ref).block().orElseThrow();
+
+        assertThat(after).isEqualTo(before + tasks + 1);
+        List<String> operations = storage.operationsBetween(ref, before - 1, after).block();
+        assertThat(operations.get(0)).isEqualTo("Append");
+        assertThat(operations.subList(1, operations.size())).allMatch(TableHistory::isMaintenance);
+        assertThat(operations.get(operations.size() - 1)).isEqualTo("Rewrite");
+        assertThat(storage.compactionTasks(ref).block()).isZero();
+        assertThat(storage.open(ref, OptionalLong.empty()).block().fragmentCount()).isEqualTo(1);
+        assertThat(storage.open(ref, OptionalLong.of(before)).block().rowCount()).isEqualTo(30);
     }
 }

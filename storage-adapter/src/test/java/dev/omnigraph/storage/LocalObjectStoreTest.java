@@ -17,11 +17,14 @@ import reactor.core.publisher.Flux;
 
 class LocalObjectStoreTest {
     @TempDir
+    Path scratch;
+    /** A folder inside the test's own temp dir, so the escape check's "../x" lands where nothing else writes. */
     Path root;
     LocalObjectStore store;
 
     @BeforeEach
-    void setUp() {
+    void setUp() throws Exception {
+        root = Files.createDirectory(scratch.resolve("root"));
         store = new LocalObjectStore(root, StorageFixture.scheduler());
     }
 
@@ -41,6 +44,10 @@ class LocalObjectStoreTest {
         assertThat(store.delete("__recovery/a.json").block()).isTrue();
         assertThat(store.delete("__recovery/a.json").block()).isFalse();
         assertThat(store.get("__recovery/a.json").block()).isEmpty();
+        store.put("__recovery/b.json", utf8("three")).block();
+        assertThat(store.deleteLazily("__recovery/b.json").block()).isTrue();
+        assertThat(store.deleteLazily("__recovery/b.json").block()).isFalse();
+        assertThat(store.exists("__recovery/b.json").block()).isFalse();
     }
 
     @Test

@@ -18,9 +18,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-/** {@code omnigraph branch create|list|delete}: graph branches, with the HTTP API's JSON shapes under {@code --json}. */
+/** {@code omnigraph branch create|list|delete|merge}: graph branches, with the HTTP API's JSON shapes under {@code --json}. */
 @Command(name = "branch", description = "Create, list and delete branches.",
-        subcommands = {BranchCommand.Create.class, BranchCommand.ListBranches.class, BranchCommand.Delete.class})
+        subcommands = {BranchCommand.Create.class, BranchCommand.ListBranches.class, BranchCommand.Delete.class,
+                BranchMergeCommand.class})
 final class BranchCommand extends CommandGroup {
 
     @Command(name = "create", description = "Create a branch (lazy: it reads its parent's tables until it writes them).")

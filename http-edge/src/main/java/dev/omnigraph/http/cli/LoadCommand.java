@@ -44,6 +44,9 @@ final class LoadCommand implements Callable<Integer> {
             + "commit first when it does not exist (without it the branch must exist).")
     String from;
 
+    /** The graph this run opened (read-write), kept for {@code --index}. */
+    private Omnigraph graph;
+
     /** Whether this run created --branch (reported as branch_created). */
     private boolean branchCreated;
 
@@ -51,13 +54,30 @@ final class LoadCommand implements Callable<Integer> {
             + "most this many lines (nodes should come before the edges that reference them).")
     Integer chunkSize;
 
+    @Option(names = "--index", description = "After loading, build the indexes the schema implies that the branch lacks "
+            + "(as `index ensure`: its own commit, none when nothing is missing).")
+    boolean index;
+
     @Override
     public Integer call() {
+        Integer loaded = load();
+        if (index && loaded == OmnigraphCli.OK) {
+            var ensured = graph.ensureIndexes(flags.branch, Optional.ofNullable(flags.actor)).block();
+            if (flags.json) {
+                cli.out.println(Json.text(dev.omnigraph.http.wire.IndexShapes.ensured(ensured)));
+            } else {
+                IndexCommand.print(cli.out, ensured);
+            }
+        }
+        return loaded;
+    }
+
+    private Integer load() {
         LoadMode loadMode = LoadMode.parse(mode);
         if (!java.nio.file.Files.isRegularFile(data)) {
             throw new dev.omnigraph.storage.error.NotFound("file", data.toString(), "data file " + data + " does not exist");
         }
-        Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
+        graph = Cli.open(cli, root, OpenMode.READ_WRITE);
         branchCreated = graph.ensureBranch(flags.branch, Optional.ofNullable(from)).block();
         LoadOptions options = flags.actor == null ? LoadOptions.DEFAULT : LoadOptions.DEFAULT.actor(flags.actor);
         if (chunkSize != null) {

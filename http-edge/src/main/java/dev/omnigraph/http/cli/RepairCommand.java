@@ -2,7 +2,9 @@ package dev.omnigraph.http.cli;
 
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
-import dev.omnigraph.engine.write.Repair;
+import dev.omnigraph.engine.maintain.Repair;
+import dev.omnigraph.http.wire.Json;
+import dev.omnigraph.http.wire.MaintenanceShapes;
 import java.nio.file.Path;
 import dev.omnigraph.storage.root.GraphRoot;
 import java.util.List;
@@ -13,11 +15,11 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 /**
- * {@code omnigraph repair <root> [--confirm]}: lists tables whose live HEAD is not their published pin with no
- * recovery sidecar covering them; {@code --confirm} restores each to its pin and publishes. Exits 1 when drift
- * remains (previewed, or behind its pin and so not restorable).
+ * {@code omnigraph repair <root> [--confirm] [--force] [--json]}: lists tables whose live HEAD is not their
+ * published pin with no recovery sidecar covering them, classified from their history. {@code --confirm}
+ * publishes compaction-only drift; {@code --force --confirm} any drift ahead of its pin. Exits 1 while drift remains.
  */
-@Command(name = "repair", description = "Find (and with --confirm, undo) table versions no tracked write published.")
+@Command(name = "repair", description = "Classify (and with --confirm, publish) table versions no tracked write published.")
 final class RepairCommand implements Callable<Integer> {
     @ParentCommand
     OmnigraphCli cli;
@@ -25,24 +27,22 @@ final class RepairCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
     GraphRoot root;
 
-    @Option(names = "--confirm", description = "Restore drifted tables to their pins and publish.")
+    @Option(names = "--confirm", description = "Publish verified (compaction-only) drift forward.")
     boolean confirm;
 
-    @Option(names = "--json", description = "Print {drift:[{branch, table_key, published_version, head_version, restored}]}.")
+    @Option(names = "--force", description = "With --confirm: publish unverified drift too.")
+    boolean force;
+
+    @Option(names = "--json", description = "Print {drift:[{branch, table_key, published_version, head_version, kind, operations, published}]}.")
     boolean json;
 
     @Override
     public Integer call() {
         Omnigraph graph = Cli.open(cli, root, confirm ? OpenMode.READ_WRITE : OpenMode.READ_ONLY);
-        List<Repair.Drift> drifts = graph.repair(confirm).block();
-        boolean remaining = drifts.stream().anyMatch(drift -> !drift.restored());
+        List<Repair.Drift> drifts = graph.repair(confirm, force).block();
+        boolean remaining = drifts.stream().anyMatch(drift -> !drift.publishedNow());
         if (json) {
-            var report = dev.omnigraph.http.wire.Json.object();
-            var list = report.putArray("drift");
-            drifts.forEach(drift -> list.addObject().put("branch", drift.branch()).put("table_key", drift.tableKey())
-                    .put("published_version", drift.published()).put("head_version", drift.head())
-                    .put("restored", drift.restored()));
-            cli.out.println(dev.omnigraph.http.wire.Json.text(report));
+            cli.out.println(Json.text(MaintenanceShapes.repair(drifts)));
             return remaining ? OmnigraphCli.ERROR : OmnigraphCli.OK;
         }
         if (drifts.isEmpty()) {
@@ -51,10 +51,14 @@ final class RepairCommand implements Callable<Integer> {
         }
         for (Repair.Drift drift : drifts) {
             cli.out.println(drift.branch() + "  " + drift.tableKey() + "  published " + drift.published() + "  HEAD "
-                    + drift.head() + (drift.restored() ? "  restored" : ""));
+                    + drift.head() + "  " + MaintenanceShapes.kind(drift.kind())
+                    + (drift.operations().isEmpty() ? "" : "  " + String.join(",", drift.operations()))
+                    + (drift.publishedNow() ? "  published" : ""));
         }
-        if (remaining && !confirm) {
-            cli.err.println("run again with --confirm to restore these tables to their published pins");
+        if (remaining) {
+            cli.err.println(confirm ? "drift remains: unverified drift is published only with --force --confirm; "
+                    + "a HEAD behind its pin cannot be published"
+                    : "preview only: --confirm publishes verified drift, --force --confirm any drift ahead of its pin");
         }
         return remaining ? OmnigraphCli.ERROR : OmnigraphCli.OK;
     }

@@ -112,7 +112,8 @@ final class Exchange {
         log(reply, failure);
         if (response.hasSentHeaders()) return Mono.error(failure);
         if (reply.status() == 401) response.header(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
-        if (reply.status() == 503 && "too_many_requests".equals(reply.body().path("code").asText(null))) {
+        if (reply.status() == 503 && ("too_many_requests".equals(reply.body().path("code").asText(null))
+                || reply.body().has("lease_lost"))) {
             response.header(HttpHeaderNames.RETRY_AFTER, "1");
         }
         return json(reply.status(), reply.body());

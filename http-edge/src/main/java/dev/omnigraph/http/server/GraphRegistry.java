@@ -36,6 +36,9 @@ final class GraphRegistry {
     private final Optional<String> singleId;
     private final Map<String, Mono<Omnigraph>> open = new ConcurrentHashMap<>();
     private final QueryLimits queryLimits;
+    private final dev.omnigraph.storage.lease.LeaseSettings lease = dev.omnigraph.storage.lease.LeaseSettings.fromEnvironment();
+    /** How long a follower handle is kept before the server tries to take the writer tenure again. */
+    static final Duration FOLLOW_FOR = Duration.ofSeconds(5);
 
     private GraphRegistry(StorageServices services, Path root, Optional<String> singleId, QueryLimits queryLimits) {
         this.services = services;
@@ -97,17 +100,28 @@ final class GraphRegistry {
         }
         if (!ID.matcher(id).matches()) return Mono.error(unknown(id));
         Mono<Omnigraph> opened = open.get(id);
-        if (opened != null) return opened;
+        if (opened != null) return handle(id, root.resolve(id));
         Path graphRoot = root.resolve(id);
         return services.scheduler().call(() -> isGraph(graphRoot))
                 .flatMap(found -> found ? handle(id, graphRoot) : Mono.error(unknown(id)));
     }
 
+    /**
+     * The shared handle: the writer when this server holds the graph's writer tenure, else a read-only follower
+     * (writes answer 503 {@code lease_lost} naming the holder) kept for {@link #FOLLOW_FOR}, after which the next
+     * request tries to become the writer again. A writer whose lease was lost is closed and opened again.
+     */
     private Mono<Omnigraph> handle(String id, Path graphRoot) {
-        return open.computeIfAbsent(id, key -> Omnigraph.open(services, graphRoot, OpenMode.READ_WRITE)
+        Mono<Omnigraph> cached = open.computeIfAbsent(id, key -> Omnigraph.openServing(services, graphRoot, lease)
                 .map(graph -> graph.withQueryLimits(queryLimits))
                 .doOnError(e -> open.remove(key))
-                .cache(ok -> Duration.ofMillis(Long.MAX_VALUE), e -> Duration.ZERO, () -> Duration.ZERO));
+                .cache(ok -> ok.mode() == OpenMode.READ_WRITE ? Duration.ofMillis(Long.MAX_VALUE) : FOLLOW_FOR,
+                        e -> Duration.ZERO, () -> Duration.ZERO));
+        return cached.flatMap(graph -> {
+            if (!graph.writerTenureLost()) return Mono.just(graph);
+            if (open.remove(id, cached)) graph.close();
+            return handle(id, graphRoot);
+        });
     }
 
     private static HttpProblem unknown(String id) {

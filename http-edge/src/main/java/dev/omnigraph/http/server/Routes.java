@@ -51,7 +51,7 @@ final class Routes {
 
     /** Every per-graph route, in dispatch order. */
     static List<Route> graphRoutes(StorageScheduler storage) {
-        return Stream.of(ReadRoutes.routes(), ChangeRoutes.routes(), WriteRoutes.routes(), BranchRoutes.routes(), SchemaRoutes.routes(), StoredQueryRoutes.routes(storage))
+        return Stream.of(ReadRoutes.routes(), ChangeRoutes.routes(), WriteRoutes.routes(), MergeRoutes.routes(), BranchRoutes.routes(), SchemaRoutes.routes(), IndexRoutes.routes(), MaintenanceRoutes.routes(), StoredQueryRoutes.routes(storage))
                 .flatMap(List::stream).toList();
     }
 

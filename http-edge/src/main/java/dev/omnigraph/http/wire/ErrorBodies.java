@@ -7,6 +7,7 @@ import dev.omnigraph.storage.error.ErrorCode;
 import dev.omnigraph.storage.error.IdempotencyKeyReused;
 import dev.omnigraph.storage.error.KeyConflict;
 import dev.omnigraph.storage.error.ManifestConflict;
+import dev.omnigraph.storage.error.MergeConflicts;
 import dev.omnigraph.storage.error.OmnigraphException;
 import dev.omnigraph.storage.error.ParseError;
 import dev.omnigraph.storage.error.PreconditionFailed;
@@ -126,10 +127,22 @@ public final class ErrorBodies {
             d.put("reason", r.reason().wireName());
             d.put("graph_commit_id", r.graphCommitId());
             r.typeName().ifPresent(name -> d.put("type_name", name));
+        } else if (e instanceof dev.omnigraph.storage.error.LeaseLost l) {
+            body.putObject("lease_lost").put("writer_epoch", l.epoch());
         } else if (e instanceof ChangeFeedGap g) {
             ObjectNode d = body.putObject("change_feed_gap");
             d.put("first_unreadable_commit_id", g.firstUnreadableCommitId());
             g.cursor().ifPresent(cursor -> d.put("cursor", cursor));
+        } else if (e instanceof MergeConflicts m) {
+            var list = body.putArray("merge_conflicts");
+            for (MergeConflicts.Conflict c : m.conflicts()) {
+                ObjectNode d = list.addObject();
+                d.put("entity_kind", c.entityKind());
+                d.put("type_name", c.typeName());
+                c.entityId().ifPresent(id -> d.put("entity_id", id));
+                d.put("kind", c.kind().wireName());
+                d.put("message", c.message());
+            }
         }
         return reply;
     }
@@ -143,8 +156,8 @@ public final class ErrorBodies {
             case PARSE_ERROR, VALIDATION_ERROR, BAD_REQUEST, RESOURCE_LIMIT -> "bad_request";
             case NOT_FOUND -> "not_found";
             case KEY_CONFLICT, READ_SET_CONFLICT, MANIFEST_CONFLICT, CONFLICT, IDEMPOTENCY_KEY_REUSED -> "conflict";
-            case PRECONDITION_FAILURE, RECOVERY_REQUIRED, QUERY_TIMEOUT, CHANGE_FEED_GAP -> null;
-            case CHANGE_DIFF_REFUSAL -> "conflict";
+            case PRECONDITION_FAILURE, RECOVERY_REQUIRED, QUERY_TIMEOUT, CHANGE_FEED_GAP, LEASE_LOST -> null;
+            case CHANGE_DIFF_REFUSAL, MERGE_CONFLICTS -> "conflict";
             case STORAGE_OVERLOADED -> "too_many_requests";
             case UNSUPPORTED_STAMP, STORAGE_FAULT -> "internal";
         };

@@ -365,7 +365,7 @@ class CliTest {
     }
 
     @Test
-    void repairPreviewsAndRestoresUntrackedDrift() throws Exception {
+    void repairPreviewsAndPublishesUntrackedDriftOnlyWhenForced() throws Exception {
         initAndLoad();
         CliRun clean = ok("repair", root.toString());
         assertThat(clean.out()).contains("no drift");
@@ -383,10 +383,25 @@ class CliTest {
         CliRun preview = run("repair", root.toString());
         assertThat(preview.code()).as(preview.toString()).isEqualTo(OmnigraphCli.ERROR);
         assertThat(preview.out()).contains("node:Person").contains("published " + table.version());
+        assertThat(preview.out()).contains("unverified").contains("Append");
         assertThat(preview.err()).contains("--confirm");
-        CliRun fixed = ok("repair", root.toString(), "--confirm");
-        assertThat(fixed.out()).contains("restored");
+        CliRun confirmed = run("repair", root.toString(), "--confirm");
+        assertThat(confirmed.code()).as(confirmed.toString()).isEqualTo(OmnigraphCli.ERROR);
+        assertThat(confirmed.err()).contains("--force --confirm");
+        CliRun fixed = ok("repair", root.toString(), "--confirm", "--force", "--json");
+        assertThat(fixed.out()).contains("\"kind\":\"unverified\"").contains("\"published\":true");
         assertThat(ok("repair", root.toString()).out()).contains("no drift");
+    }
+
+    @Test
+    void optimizeCompactsOnceThenHasNothingToDo() throws Exception {
+        initAndLoad();
+        ok("mutate", "addPerson", root.toString(), "--query", queries.toString(), "--params", "{\"name\":\"Zoe\",\"age\":3}");
+        CliRun first = ok("optimize", root.toString(), "--json");
+        assertThat(first.out()).contains("\"table_key\":\"node:Person\"").contains("\"fragments_after\":1")
+                .doesNotContain("\"graph_commit_id\":null");
+        CliRun second = ok("optimize", root.toString());
+        assertThat(second.out()).contains("nothing to compact");
     }
 
     @Test

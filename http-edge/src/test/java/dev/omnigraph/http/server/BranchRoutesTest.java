@@ -14,31 +14,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Mono;
 
 /** {@code /branches} over real HTTP on loopback: create, list, write on a branch, delete, and every refusal. */
-class BranchRoutesTest {
-    @TempDir
-    Path dir;
-    HttpFixture http;
-    static final String G = "/graphs/social";
-
-    @BeforeEach
-    void setUp() {
-        http = new HttpFixture();
-        http.init(dir.resolve("social"));
-        http.start(dir);
-        assertThat(http.postJson(G + "/load", Json.object().put("data", PEOPLE).put("mode", "append")).status()).isEqualTo(200);
-    }
-
-    @AfterEach
-    void tearDown() {
-        http.close();
-    }
+class BranchRoutesTest extends SeededSocialServer {
 
     Reply create(String body) {
         return http.postJson(G + "/branches", body);

@@ -114,6 +114,15 @@ class ErrorBodiesTest {
     }
 
     @Test
+    void aLostWriterLeaseIsA503WithTheEpochItHeld() {
+        ErrorBodies.Reply reply = of(new dev.omnigraph.storage.error.LeaseLost(3, "another process took the lease over"));
+        assertThat(reply.status()).isEqualTo(503);
+        assertThat(reply.wireCode()).isEqualTo("lease_lost");
+        assertThat(reply.body().has("code")).isFalse();
+        assertThat(reply.body().path("lease_lost").path("writer_epoch").asLong()).isEqualTo(3);
+    }
+
+    @Test
     void engineValuesBecomeJson() {
         JsonNode row = Json.row(List.of("a", "b", "c", "d", "e", "f"), List.of("x", 1, 2L, 1.5d,
                 java.time.LocalDate.of(2020, 1, 2), List.of(java.time.Instant.parse("2024-01-02T03:04:05Z"), Float.NaN)));

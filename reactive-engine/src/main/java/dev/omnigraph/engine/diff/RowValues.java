@@ -12,11 +12,11 @@ import java.util.Objects;
  * order, not Java's UTF-16 {@code compareTo}), and typed full-row equality (byte arrays by content, lists and maps
  * element by element, floats as {@code Float.equals}: NaN equals NaN, -0.0 differs from 0.0).
  */
-final class RowValues {
+public final class RowValues {
     static final String ID = "id";
 
     /** Code-point order, the order of a Lance scan sorted by a Utf8 column. */
-    static final Comparator<String> ID_ORDER = RowValues::compareCodePoints;
+    public static final Comparator<String> ID_ORDER = RowValues::compareCodePoints;
 
     private RowValues() {
     }
@@ -42,7 +42,7 @@ final class RowValues {
         return Integer.compare(a.length() - i, b.length() - j);
     }
 
-    static boolean rowsEqual(Map<String, Object> a, Map<String, Object> b) {
+    public static boolean rowsEqual(Map<String, Object> a, Map<String, Object> b) {
         if (a.size() != b.size()) return false;
         for (Map.Entry<String, Object> entry : a.entrySet()) {
             if (!b.containsKey(entry.getKey()) || !valuesEqual(entry.getValue(), b.get(entry.getKey()))) return false;

@@ -135,7 +135,7 @@ public final class SchemaApplier {
     private Mono<Void> requireNoDrift(TableEntry pin) {
         return ctx.tables().head(ctx.ref(pin)).flatMap(head -> head == pin.version() ? Mono.<Void>empty()
                 : Mono.error(new Conflict(pin.tableKey() + " has HEAD " + head + " but is published at " + pin.version()
-                        + "; run `omnigraph repair` before a schema apply")));
+                        + "; before a schema apply, " + Conflict.UNCOVERED_DRIFT)));
     }
 
     private Mono<GraphCommit> armed(SchemaPlan plan, ManifestState state, BranchIdentity main, List<Staged> staged,

@@ -58,8 +58,10 @@ final class Matcher {
 
     Scope compile(MatchPlan m) {
         List<CompiledFilter> filters = new ArrayList<>();
-        for (NodeVar n : m.nodes())
+        for (NodeVar n : m.nodes()) {
+            predicates.keyLookup(n).ifPresent(filters::add); // first, so the pushed-down SQL leads with it
             for (ReadPlan.PropertyMatch pm : n.matches()) filters.add(predicates.filter(Predicates.asFilter(n.name(), pm)));
+        }
         for (ReadPlan.Filter f : m.filters()) filters.add(predicates.filter(f));
         for (TextFilter t : m.textFilters()) filters.add(predicates.text(t));
         List<Negation> negations = new ArrayList<>();

@@ -8,6 +8,7 @@ import dev.omnigraph.engine.query.ReadPlan.Filter;
 import dev.omnigraph.engine.query.ReadPlan.Operand;
 import dev.omnigraph.engine.query.ReadPlan.PropertyMatch;
 import dev.omnigraph.engine.query.ReadPlan.PropertyRef;
+import dev.omnigraph.engine.query.ReadPlan;
 import dev.omnigraph.engine.query.Rank;
 import dev.omnigraph.engine.query.TextFilter;
 import dev.omnigraph.engine.read.search.TextFilters;
@@ -91,6 +92,35 @@ final class Predicates {
                 ? new PropertyType.Scalar(((PropertyType.ListOf) m.property().type()).element()) : m.property().type();
         return new Filter(new PropertyRef(variable, m.property(), false), m.membership() ? CompareOp.CONTAINS : CompareOp.EQ,
                 new Constant(m.value(), target, true));
+    }
+
+    /**
+     * A keyed node bound by equality on every one of its {@code @key} properties has exactly one possible id: the
+     * id derived from those values. That {@code id = '…'} filter is implied by the matches (ids are always derived
+     * from keys), so adding it changes no answer, and it lets Lance answer the scan from the BTREE on {@code id}.
+     */
+    java.util.Optional<CompiledFilter> keyLookup(ReadPlan.NodeVar n) {
+        List<String> keys = n.table().type().key().map(k -> k.properties()).orElse(List.of());
+        if (keys.isEmpty()) return java.util.Optional.empty();
+        Map<String, Object> values = new java.util.HashMap<>();
+        for (PropertyMatch m : n.matches()) {
+            if (m.membership() || !keys.contains(m.property().name())) continue;
+            Filter f = asFilter(n.name(), m);
+            Object value = operand(f.right(), f.left()).value();
+            if (value == null) return java.util.Optional.empty(); // NULL matches nothing; the match says so
+            values.put(m.property().name(), value);
+        }
+        if (!values.keySet().containsAll(keys)) return java.util.Optional.empty();
+        String id;
+        try {
+            id = n.table().deriveId(values);
+        } catch (RuntimeException notAKey) { // e.g. an enum value outside the enum: the match itself finds nothing
+            return java.util.Optional.empty();
+        }
+        int slot = layout.slot(n.name());
+        Predicate<Object[]> test = s -> s[slot] instanceof Map<?, ?> row && id.equals(row.get("id"));
+        return java.util.Optional.of(new CompiledFilter(Set.of(n.name()), test,
+                dev.omnigraph.storage.SqlLiterals.pushable(id) ? dev.omnigraph.storage.SqlLiterals.eq("id", id) : null));
     }
 
     CompiledFilter filter(Filter f) {

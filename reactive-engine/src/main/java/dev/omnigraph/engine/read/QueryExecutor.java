@@ -1,6 +1,7 @@
 package dev.omnigraph.engine.read;
 
 import dev.omnigraph.engine.query.BoundParams;
+import dev.omnigraph.engine.query.Rank;
 import dev.omnigraph.engine.query.ReadPlan;
 import dev.omnigraph.engine.query.ReadPlan.MatchPlan;
 import dev.omnigraph.engine.read.Predicates.CompiledFilter;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -86,16 +88,20 @@ public final class QueryExecutor {
         ResultShaper shaper = new ResultShaper(plan, layout, predicates);
         Ranker ranker = new Ranker(layout.ranks(), layout::rankSlot, layout::slot,
                 op -> predicates.operand(op, null).value(), shaper::compareIds);
+        Optional<AnnSearch> ann = AnnSearch.of(plan, layout);
         Flux<List<Object>> rows = Flux.defer(() -> {
             QueryBudget budget = new QueryBudget(limits, layout.size());
             TableReader reader = new TableReader(tables, root, state, failpoints, budget);
             Flux<List<Object>> run = streamable(plan) && ranker.isEmpty()
                     ? stream(plan, scope, layout, reader, shaper, budget)
-                    : Mono.defer(() -> {
-                        budget.hold(1); // the empty solution every match starts from
-                        return new Matcher(reader, layout, predicates, budget)
-                                .run(scope, List.<Object[]>of(layout.empty()), Set.of());
-                    })
+                    : ann.map(search -> search.solutions(tables, reader, layout,
+                                    predicates.operand(((Rank.Nearest) plan.order().get(0).expr()).query(), null).value(), budget))
+                            .orElse(Mono.just(Optional.empty()))
+                            .flatMap(found -> found.map(Mono::just).orElseGet(() -> Mono.defer(() -> {
+                                budget.hold(1); // the empty solution every match starts from
+                                return new Matcher(reader, layout, predicates, budget)
+                                        .run(scope, List.<Object[]>of(layout.empty()), Set.of());
+                            })))
                     .flatMap(solutions -> ranker.prepare(solutions, new SearchCorpus(reader, corpus, plan)))
                     .flatMapIterable(solutions -> shaper.finish(solutions, budget));
             return bounded(run, budget, limits.timeout());

@@ -65,7 +65,7 @@ final class TableReader {
     }
 
     /** The table at its pinned version; nothing is opened here, since a scan opens its version itself. */
-    private TableSnapshot snapshot(CatalogTable table) {
+    TableSnapshot snapshot(CatalogTable table) {
         TableEntry e = entry(table);
         return TableSnapshot.pinned(new TableRef(root + "/" + e.location(), e.lanceBranch()), e.version(), e.rowCount());
     }

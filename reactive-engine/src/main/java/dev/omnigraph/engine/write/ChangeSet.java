@@ -10,11 +10,23 @@ import java.util.TreeMap;
  * order), plus what to report: {@code entitiesByTable} (table key → entities the write counts for it: rows per
  * mutation statement, records per load). {@code reprepareOnMovedHead}: the change is insert/upsert-only, so when
  * the head moves before any effect it is safe to plan again against the new head instead of failing.
+ * {@code commitWhenEmpty}: publish a commit even without table changes (a merge whose sides net out still
+ * records its merged parent).
  */
-public record ChangeSet(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead) {
+public record ChangeSet(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead,
+                        boolean commitWhenEmpty) {
     public ChangeSet {
         changes = changes.stream().sorted(Comparator.comparing(TableChange::tableKey)).toList();
         entitiesByTable = Map.copyOf(entitiesByTable);
+    }
+
+    public ChangeSet(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead) {
+        this(changes, entitiesByTable, reprepareOnMovedHead, false);
+    }
+
+    /** No table change, but a commit all the same (its lineage is the point). */
+    public static ChangeSet lineageOnly() {
+        return new ChangeSet(List.of(), Map.of(), false, true);
     }
 
     public static ChangeSet counted(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead) {

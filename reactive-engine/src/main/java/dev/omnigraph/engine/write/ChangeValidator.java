@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -26,18 +27,45 @@ import reactor.core.publisher.Mono;
  * effect: enum values, {@code @range}, {@code @check}, {@code @unique} (pending and committed), referential
  * integrity of edges, no edge orphaned by a node overwrite, and edge {@code @card} bounds after the change of
  * every source node whose edges the change adds or removes.
- * The first violation fails the write with a {@link ValidationError} naming type, property and id.
+ * The first violation fails the write with a {@link ValidationError} naming type, property and id; a
+ * {@link #collecting} validator (the branch merge's) records every violation with its rule instead.
  */
 public final class ChangeValidator {
+    /** Which rule a violation broke. */
+    public enum Rule { VALUE, UNIQUE, ENDPOINT, ORPHAN, CARDINALITY }
+
+    /** One broken rule, as the error a failing write would report. */
+    public record Violation(Rule rule, ValidationError error) {
+    }
+
     private final Catalog catalog;
     private final Map<String, TableEntry> pins;
     private final CommittedRows committed;
     private final Map<String, Pattern> patterns = new HashMap<>();
+    private final Consumer<Violation> sink;
 
     public ChangeValidator(Catalog catalog, Map<String, TableEntry> pins, CommittedRows committed) {
+        this(catalog, pins, committed, violation -> {
+            throw violation.error();
+        });
+    }
+
+    private ChangeValidator(Catalog catalog, Map<String, TableEntry> pins, CommittedRows committed,
+                            Consumer<Violation> sink) {
         this.catalog = catalog;
         this.pins = pins;
         this.committed = committed;
+        this.sink = sink;
+    }
+
+    /** A validator that adds every violation to {@code into} (synchronised by the caller's sequential use). */
+    public static ChangeValidator collecting(Catalog catalog, Map<String, TableEntry> pins, CommittedRows committed,
+                                             List<Violation> into) {
+        return new ChangeValidator(catalog, pins, committed, into::add);
+    }
+
+    private void report(Rule rule, ValidationError error) {
+        sink.accept(new Violation(rule, error));
     }
 
     public Mono<ChangeSet> validate(ChangeSet changes) {
@@ -66,14 +94,14 @@ public final class ChangeValidator {
                 Object value = row.get(property.name());
                 if (value == null) {
                     if (!property.nullable()) {
-                        throw new ValidationError(typeName, property.name(), id,
-                                typeName + " " + id + ": required property '" + property.name() + "' is missing");
+                        report(Rule.VALUE, new ValidationError(typeName, property.name(), id,
+                                typeName + " " + id + ": required property '" + property.name() + "' is missing"));
                     }
                     continue;
                 }
                 if (property.type() instanceof PropertyType.EnumOf allowed && !allowed.values().contains(value)) {
-                    throw new ValidationError(typeName, property.name(), id, typeName + " " + id + ": '" + value
-                            + "' is not an allowed value of " + property.name() + " " + allowed.values());
+                    report(Rule.VALUE, new ValidationError(typeName, property.name(), id, typeName + " " + id + ": '"
+                            + value + "' is not an allowed value of " + property.name() + " " + allowed.values()));
                 }
             }
             for (Constraint constraint : constraints) {
@@ -82,15 +110,15 @@ public final class ChangeValidator {
                 } else if (constraint instanceof Constraint.Check check) {
                     Object value = row.get(check.property());
                     if (value != null && !pattern(check.pattern()).matcher((String) value).matches()) {
-                        throw new ValidationError(typeName, check.property(), id, typeName + " " + id + ": "
-                                + check.property() + " '" + value + "' does not match @check \"" + check.pattern() + "\"");
+                        report(Rule.VALUE, new ValidationError(typeName, check.property(), id, typeName + " " + id
+                                + ": " + check.property() + " '" + value + "' does not match @check \"" + check.pattern() + "\""));
                     }
                 }
             }
         }
     }
 
-    private static void checkRange(String typeName, String id, Constraint.Range range, Object value) {
+    private void checkRange(String typeName, String id, Constraint.Range range, Object value) {
         if (value == null) {
             return;
         }
@@ -98,8 +126,8 @@ public final class ChangeValidator {
         boolean below = range.min() != null && number < range.min().asDouble();
         boolean above = range.max() != null && number > range.max().asDouble();
         if (below || above) {
-            throw new ValidationError(typeName, range.property(), id, typeName + " " + id + ": " + range.property()
-                    + " = " + value + " is outside @range(" + bound(range.min()) + ".." + bound(range.max()) + ")");
+            report(Rule.VALUE, new ValidationError(typeName, range.property(), id, typeName + " " + id + ": "
+                    + range.property() + " = " + value + " is outside @range(" + bound(range.min()) + ".." + bound(range.max()) + ")"));
         }
     }
 
@@ -132,7 +160,7 @@ public final class ChangeValidator {
                         if (tuple == null) continue; // nulls are exempt
                         String other = seen.putIfAbsent(tuple, (String) row.get("id"));
                         if (other != null) {
-                            throw duplicate(typeName, props, (String) row.get("id"), other, tuple);
+                            report(Rule.UNIQUE, duplicate(typeName, props, (String) row.get("id"), other, tuple));
                         }
                     }
                     if (change.kind() == TableChange.Kind.OVERWRITE || seen.isEmpty()) {
@@ -146,7 +174,7 @@ public final class ChangeValidator {
                             .doOnNext(row -> {
                                 List<Object> tuple = tuple(row, props);
                                 if (tuple != null && seen.containsKey(tuple)) {
-                                    throw duplicate(typeName, props, seen.get(tuple), (String) row.get("id"), tuple);
+                                    report(Rule.UNIQUE, duplicate(typeName, props, seen.get(tuple), (String) row.get("id"), tuple));
                                 }
                             })
                             .then();
@@ -205,12 +233,13 @@ public final class ChangeValidator {
             if (missing.isEmpty()) {
                 return Mono.empty();
             }
-            Map<String, Object> offender = change.rows().stream()
-                    .filter(row -> missing.contains((String) row.get(column))).findFirst().orElseThrow();
-            String endpoint = (String) offender.get(column);
-            return Mono.error(new ValidationError(edge.type().name(), column.equals("src") ? "from" : "to",
-                    (String) offender.get("id"), edge.type().name() + " " + offender.get("id") + ": "
-                    + (column.equals("src") ? "from" : "to") + " node " + nodeType + " '" + endpoint + "' does not exist"));
+            change.rows().stream().filter(row -> missing.contains((String) row.get(column))).forEach(offender -> {
+                String endpoint = (String) offender.get(column);
+                report(Rule.ENDPOINT, new ValidationError(edge.type().name(), column.equals("src") ? "from" : "to",
+                        (String) offender.get("id"), edge.type().name() + " " + offender.get("id") + ": "
+                        + (column.equals("src") ? "from" : "to") + " node " + nodeType + " '" + endpoint + "' does not exist"));
+            });
+            return Mono.empty();
         });
     }
 
@@ -235,10 +264,10 @@ public final class ChangeValidator {
                             boolean endpointType = column.equals("src") ? edge.type().fromType().equals(node.type().name())
                                     : edge.type().toType().equals(node.type().name());
                             if (endpointType && !kept.contains((String) row.get(column))) {
-                                throw new ValidationError(node.type().name(), null, (String) row.get(column),
+                                report(Rule.ORPHAN, new ValidationError(node.type().name(), null, (String) row.get(column),
                                         "overwriting " + node.type().name() + " would orphan " + edge.type().name() + " "
                                                 + row.get("id") + " (its " + (column.equals("src") ? "from" : "to") + " node '"
-                                                + row.get(column) + "' is not in the new image); load or delete those edges too");
+                                                + row.get(column) + "' is not in the new image); load or delete those edges too"));
                             }
                         }
                     }).then();
@@ -304,8 +333,9 @@ public final class ChangeValidator {
                             Optional<Long> max = type.cardinality().max().isPresent()
                                     ? Optional.of(type.cardinality().max().getAsLong()) : Optional.empty();
                             if (count < min || (max.isPresent() && count > max.get())) {
-                                throw new ValidationError(type.name(), null, src, type.fromType() + " '" + src + "' would have "
-                                        + count + " outgoing " + type.name() + " edge(s), outside @card(" + type.cardinality() + ")");
+                                report(Rule.CARDINALITY, new ValidationError(type.name(), null, src, type.fromType() + " '" + src
+                                        + "' would have " + count + " outgoing " + type.name() + " edge(s), outside @card("
+                                        + type.cardinality() + ")"));
                             }
                         }
                     }));

@@ -42,8 +42,10 @@ import reactor.core.publisher.Sinks;
 /**
  * The direct-publish write path shared by mutations and loads. A write joins its branch's queue; one queue turn
  * reads, top to bottom, as the protocol: heal → branch gate → recovery barrier → capture token → plan each write
- * on top of the ones before it (a group, {@link GroupAssembly}) → stage → table gates → recheck → arm sidecar →
- * commit each table exactly once → confirm → publish → delete sidecar → hand each write its outcome.
+ * on top of the ones before it (a group, {@link GroupAssembly}) → table gates → stage and recheck (side by side:
+ * staged files are invisible) → arm sidecar → commit each table exactly once → confirm (the manifest Update is
+ * staged meanwhile, and committed only after the confirmation is durable) → publish → delete sidecar → hand each
+ * write its outcome.
  *
  * <p>Cancellation: a write runs detached from its subscriber. A cancel before the sidecar is armed drops it at the
  * next step boundary (its group is re-planned without it; staged files are left as reclaimable garbage; nothing
@@ -68,7 +70,15 @@ public final class DirectPublishPipeline {
     public record Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
                           String failpointPrefix, Optional<String> ifGraphCommit,
                           Function<WriteToken, Mono<ChangeSet>> prepare, Optional<IdempotentRequest> idempotency,
-                          Optional<GroupPlan> groupPlan) {
+                          Optional<GroupPlan> groupPlan, Optional<String> mergedParent) {
+        public Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
+                       String failpointPrefix, Optional<String> ifGraphCommit,
+                       Function<WriteToken, Mono<ChangeSet>> prepare, Optional<IdempotentRequest> idempotency,
+                       Optional<GroupPlan> groupPlan) {
+            this(branch, actorId, writerKind, operation, failpointPrefix, ifGraphCommit, prepare, idempotency, groupPlan,
+                    Optional.empty());
+        }
+
         public Request(String branch, Optional<String> actorId, Sidecar.WriterKind writerKind, String operation,
                        String failpointPrefix, Optional<String> ifGraphCommit,
                        Function<WriteToken, Mono<ChangeSet>> prepare) {
@@ -246,18 +256,37 @@ public final class DirectPublishPipeline {
         });
     }
 
-    // ---- steps 2-4: stage under the branch gate, then take the table gates -----------------------------
+    // ---- steps 2-5: table gates, then stage and recheck side by side ------------------------------------
 
+    /**
+     * Staging writes only invisible files and the recheck only reads, so both run at once under the table gates
+     * (in this process the branch gate already orders every writer of the branch); the sidecar is armed once both
+     * are done. Failpoints keep their meaning: {@code after_prepare} = staged, {@code after_gates} = rechecked.
+     */
     private Mono<Optional<GraphCommit>> stageAndApply(Publication request, BooleanSupplier cancelled, WriteToken token,
                                                       ChangeSet changes) {
-        return stageAll(token, changes)
-                .flatMap(effects -> ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_PREPARE))
-                        .then(Mono.usingWhen(
-                                ctx.gates().forTables(request.branch(), tableKeys(changes)),
-                                permit -> underGates(request, cancelled, token, changes, effects),
-                                Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync))
-                        .onErrorResume(error -> discardAll(effects).then(Mono.error(error)))
-                        .flatMap(commit -> discardAll(effects).thenReturn(commit)));
+        String points = request.failpointPrefix();
+        Mono<List<StagedEffect>> staging = stageAll(token, changes)
+                .flatMap(effects -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_PREPARE))
+                        .then(Mono.just(effects))
+                        .onErrorResume(error -> discardAll(effects).then(Mono.error(error))));
+        Mono<Void> rechecking = recheck(request, token, changes)
+                .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_GATES)));
+        return Mono.usingWhen(
+                ctx.gates().forTables(request.branch(), tableKeys(changes)),
+                permit -> Mono.zip(staging.materialize(), rechecking.materialize()).flatMap(both -> {
+                    // A staging failure comes first, as when staging preceded the recheck.
+                    if (both.getT1().isOnError()) {
+                        return Mono.error(both.getT1().getThrowable());
+                    }
+                    List<StagedEffect> effects = both.getT1().get();
+                    Mono<Optional<GraphCommit>> applied = both.getT2().isOnError()
+                            ? Mono.error(both.getT2().getThrowable())
+                            : underGates(request, cancelled, token, changes, effects);
+                    return applied.onErrorResume(error -> discardAll(effects).then(Mono.error(error)))
+                            .flatMap(commit -> discardAll(effects).thenReturn(commit));
+                }),
+                Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync);
     }
 
     /** Tables staged at once: fragment writes of different tables are independent (OMNIGRAPH_LOAD_CONCURRENCY). */
@@ -297,6 +326,8 @@ public final class DirectPublishPipeline {
             case INSERT -> ctx.tables().stageAppend(snapshot, change.rows(), properties);
             case UPSERT -> ctx.tables().stageUpsert(snapshot, change.rows(), "id", properties);
             case OVERWRITE -> ctx.tables().stageOverwrite(snapshot, change.rows(), properties);
+            case ROW_DELTA -> ctx.tables().stageRowDelta(snapshot, change.rows(), change.deleteIds(), "id", properties)
+                    .flatMap(Mono::justOrEmpty);
             case DELETE -> ctx.tables().stageDelete(snapshot,
                     dev.omnigraph.storage.SqlLiterals.inList("id", change.deleteIds()), properties)
                     .flatMap(Mono::justOrEmpty);
@@ -309,14 +340,13 @@ public final class DirectPublishPipeline {
                                                    ChangeSet changes, List<StagedEffect> effects) {
         String operationId = Ulid.next();
         IntentRecords.LineageIntent lineage = new IntentRecords.LineageIntent(Ulid.next(), request.branch(),
-                request.actorId(), nowMicros(), request.operation(), request.idempotency());
-        return recheck(request, token, changes)
-                .then(ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_GATES)))
-                .then(Mono.defer(() -> cancelled.getAsBoolean()
-                        ? Mono.<Optional<GraphCommit>>error(new Regroup())
-                        : effects.isEmpty()
-                                ? Mono.just(Optional.<GraphCommit>empty())
-                                : applyArmed(request, operationId, lineage, token, changes, effects)));
+                request.actorId(), nowMicros(), request.operation(), request.idempotency(), request.mergedParent());
+        return Mono.defer(() -> cancelled.getAsBoolean()
+                ? Mono.<Optional<GraphCommit>>error(new Regroup())
+                : effects.isEmpty() && !changes.commitWhenEmpty()
+                        ? Mono.just(Optional.<GraphCommit>empty())
+                        : effects.isEmpty() ? lineageOnly(request, token, lineage)
+                        : applyArmed(request, operationId, lineage, token, changes, effects));
     }
 
     /**
@@ -327,6 +357,7 @@ public final class DirectPublishPipeline {
         return recoveryBarrier(request.branch())
                 .then(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()))
                 .flatMap(fresh -> {
+                    ctx.publisher().requireFenced(fresh.state()); // a lost writer tenure stops before any effect
                     checkPrecondition(request.ifGraphCommit(), fresh);
                     if (!token.sameAuthority(fresh)) {
                         ReadSetChanged moved = new ReadSetChanged("graph_head:" + request.branch(),
@@ -347,7 +378,7 @@ public final class DirectPublishPipeline {
             }
             if (head > pin.version()) {
                 return Mono.error(new Conflict(pin.tableKey() + " has versions past its published pin (HEAD " + head
-                        + ", published " + pin.version() + ") that no recovery sidecar covers; run `omnigraph repair`"));
+                        + ", published " + pin.version() + ") that no recovery sidecar covers; " + Conflict.UNCOVERED_DRIFT));
             }
             return Mono.error(new StorageFault(pin.tableKey() + " HEAD " + head + " is below its published pin "
                     + pin.version() + ": the graph root was modified outside omnigraph", null));
@@ -366,10 +397,11 @@ public final class DirectPublishPipeline {
                                 this::stage, forked))
                         .flatMap(realized -> commitAll(points, operationId, realized, changes)
                                 .flatMap(committed -> {
-                                    Sidecar confirmed = IntentRecords.confirmed(armed, committed);
-                                    return ctx.sidecars().write(confirmed)
-                                            .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_CONFIRM)))
-                                            .then(publish(request, token, lineage, realized, committed));
+                                    // The manifest Update is staged while the confirmation is written; it is
+                                    // committed only once the confirmation is durable (and after_confirm passed).
+                                    Mono<Void> confirm = ctx.sidecars().write(IntentRecords.confirmed(armed, committed))
+                                            .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_CONFIRM)));
+                                    return publish(request, token, lineage, realized, committed, confirm);
                                 }))
                         // Handles staged on a fork but never committed are released before recovery runs.
                         .onErrorResume(error -> Flux.fromIterable(List.copyOf(forked))
@@ -437,7 +469,8 @@ public final class DirectPublishPipeline {
     }
 
     private Mono<GraphCommit> publish(Publication request, WriteToken token, IntentRecords.LineageIntent lineage,
-                                      List<StagedEffect> effects, Map<String, CommittedVersion> committed) {
+                                      List<StagedEffect> effects, Map<String, CommittedVersion> committed,
+                                      Mono<Void> confirm) {
         Map<String, Long> expectedPins = new LinkedHashMap<>();
         List<TableEntry> updates = new ArrayList<>();
         for (StagedEffect effect : effects) {
@@ -447,13 +480,20 @@ public final class DirectPublishPipeline {
             updates.add(pin.pinnedAt(landed.version(), pin.lanceBranch(), landed.rowCount()));
         }
         return ctx.publisher().publish(new PublishRequest(request.branch(), new ExpectedHead.Exact(token.head()),
-                Optional.of(token.branchIdentity()), expectedPins, updates, lineage.commitId(), Optional.empty(),
-                lineage.actorId(), lineage.createdAtMicros(), lineage.operation(), lineage.idempotency()));
+                Optional.of(token.branchIdentity()), expectedPins, updates, lineage.commitId(), lineage.mergedParent(),
+                lineage.actorId(), lineage.createdAtMicros(), lineage.operation(), lineage.idempotency()), confirm);
+    }
+
+    /** A commit without table effects: the publish is the only effect, atomic by itself, so no sidecar. */
+    private Mono<Optional<GraphCommit>> lineageOnly(Publication request, WriteToken token, IntentRecords.LineageIntent lineage) {
+        return publish(request, token, lineage, List.of(), Map.of(), Mono.empty())
+                .flatMap(commit -> ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_PUBLISH))
+                        .thenReturn(Optional.of(commit)));
     }
 
     /** The write is durable once published; a sidecar left behind is consumed by the next heal. */
     private Mono<Void> deleteSidecar(String operationId) {
-        return ctx.sidecars().delete(operationId).then().onErrorResume(error -> {
+        return ctx.sidecars().deletePublished(operationId).then().onErrorResume(error -> {
             LOG.warn("published write {} could not delete its sidecar; the next heal will: {}", operationId, error.toString());
             return Mono.empty();
         });

@@ -23,15 +23,15 @@ import reactor.core.publisher.Mono;
  * version and stages the change on it. Recovery recognises a fork pin by the published entry still pointing
  * elsewhere; rolling back deletes the fork, rolling forward publishes it.
  */
-final class FirstTouchFork {
+public final class FirstTouchFork {
     private final WriteContext ctx;
 
-    FirstTouchFork(WriteContext ctx) {
+    public FirstTouchFork(WriteContext ctx) {
         this.ctx = ctx;
     }
 
     /** True when {@code pin} is read through another ref than the token's branch: the write must fork it first. */
-    static boolean inherited(WriteToken token, TableEntry pin) {
+    public static boolean inherited(WriteToken token, TableEntry pin) {
         return !pin.lanceBranch().equals(GraphBranches.lanceRef(token.branch()));
     }
 
@@ -83,7 +83,7 @@ final class FirstTouchFork {
      * manifest does not publish is never anyone's live state (the gates and the recovery barrier exclude other
      * in-process writers): an untouched one at the same fork point is reused, anything else is replaced.
      */
-    private Mono<TableSnapshot> fork(TableEntry source, String branch) {
+    public Mono<TableSnapshot> fork(TableEntry source, String branch) {
         TableRef from = ctx.ref(source);
         TableRef onFork = TableRef.onBranch(from.path(), branch);
         return ctx.tables().listBranches(from.path())

@@ -81,7 +81,7 @@ final class GroupAssembly {
 
     private void accept(QueuedWrite write, ChangeSet before, ChangeSet next) {
         boolean ownNothing = next.changes().equals(before.changes())
-                && next.entitiesByTable().values().stream().allMatch(count -> count == 0);
+                && next.entitiesByTable().values().stream().allMatch(count -> count == 0) && !next.commitWhenEmpty();
         if (ownNothing) {
             settled.succeed(write, WriteOutcome.nothing());
             return;
@@ -122,8 +122,8 @@ final class GroupAssembly {
         String operation = operations.size() == 1 ? operations.get(0)
                 : "group of " + operations.size() + ": " + String.join("; ", operations);
         Publication publication = new Publication(first.branch(), first.actorId(), first.writerKind(), operation,
-                first.failpointPrefix(), first.ifGraphCommit(), idempotency);
-        return new Group(List.copyOf(accepted), ChangeSet.counted(union.changes(), counts, reprepare), publication,
+                first.failpointPrefix(), first.ifGraphCommit(), idempotency, first.mergedParent());
+        return new Group(List.copyOf(accepted), new ChangeSet(union.changes(), counts, reprepare, union.commitWhenEmpty()), publication,
                 List.copyOf(leftover));
     }
 }

@@ -29,7 +29,7 @@ final class IntentRecords {
 
     /** The fixed lineage of one attempt: commit id, actor and time never change after arming. */
     record LineageIntent(String commitId, String branch, Optional<String> actorId, long createdAtMicros, String operation,
-                         Optional<IdempotencyRecord> idempotency) {
+                         Optional<IdempotencyRecord> idempotency, Optional<String> mergedParent) {
     }
 
     static Sidecar armed(WriteContext ctx, Sidecar.WriterKind kind, String operationId, WriteToken token,
@@ -48,7 +48,7 @@ final class IntentRecords {
         }
         ProtocolV3 payload = new ProtocolV3(authority(ctx, token),
                 new Lineage(lineage.commitId(), branchField(lineage.branch()), lineage.actorId().orElse(null),
-                        lineage.createdAtMicros(), null, lineage.operation(), lineage.idempotency()
+                        lineage.createdAtMicros(), lineage.mergedParent().orElse(null), lineage.operation(), lineage.idempotency()
                         .map(record -> new Sidecar.Idempotency(record.key(), record.requestHash(),
                                 record.affectedNodes(), record.affectedEdges(), record.entitiesByTable())).orElse(null)),
                 Ulid.next(), Sidecar.EffectPhase.Armed, planned, new IntendedDelta(updates), null);

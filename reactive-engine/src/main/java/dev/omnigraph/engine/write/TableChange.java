@@ -7,10 +7,11 @@ import java.util.Map;
 /**
  * The complete change one write makes to one table, ready to stage as ONE Lance transaction:
  * {@code INSERT} (strict: every id is new), {@code UPSERT} (replace rows by id, add the rest),
- * {@code DELETE} (by id) or {@code OVERWRITE} (the whole table image).
+ * {@code DELETE} (by id), {@code OVERWRITE} (the whole table image) or {@code ROW_DELTA} (replace {@code rows} by id
+ * and delete {@code deleteIds} in the same transaction: a branch merge's delta on one table).
  */
 public record TableChange(TableEntry pin, Kind kind, List<Map<String, Object>> rows, List<String> deleteIds) {
-    public enum Kind { INSERT, UPSERT, DELETE, OVERWRITE }
+    public enum Kind { INSERT, UPSERT, DELETE, OVERWRITE, ROW_DELTA }
 
     public TableChange {
         rows = List.copyOf(rows);

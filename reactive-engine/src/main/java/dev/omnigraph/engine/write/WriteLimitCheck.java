@@ -9,10 +9,13 @@ final class WriteLimitCheck {
 
     static void enforce(ChangeSet changes, WriteLimits limits) {
         for (TableChange change : changes.changes()) {
-            boolean entityCapped = change.kind() == TableChange.Kind.INSERT || change.kind() == TableChange.Kind.UPSERT;
-            if (entityCapped && change.rows().size() > limits.maxEntitiesPerTable()) {
+            boolean entityCapped = change.kind() == TableChange.Kind.INSERT || change.kind() == TableChange.Kind.UPSERT
+                    || change.kind() == TableChange.Kind.ROW_DELTA;
+            // A row delta's deletes are entities of the same transaction (a merge's chunk bound counts both).
+            long entities = change.rows().size() + (change.kind() == TableChange.Kind.ROW_DELTA ? change.deleteIds().size() : 0);
+            if (entityCapped && entities > limits.maxEntitiesPerTable()) {
                 throw new ResourceLimitExceeded("entities written to " + change.tableKey() + " in one commit",
-                        limits.maxEntitiesPerTable(), change.rows().size(),
+                        limits.maxEntitiesPerTable(), entities,
                         "split the input into chunks of at most " + limits.maxEntitiesPerTable() + " entities per type");
             }
             long bytes = ChangeEstimates.arrowBytes(change.rows());

@@ -11,14 +11,12 @@ import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.LanceBranch;
 import dev.omnigraph.storage.manifest.BranchIdentity;
-import dev.omnigraph.storage.testing.ChildJvm;
 import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -185,12 +183,7 @@ class BranchCrashTest {
     }
 
     static boolean runChild(Path root, Action action, String failpoints, Path tmp) throws Exception {
-        Process child = ChildJvm.start(BranchCrashMain.class, tmp, List.of(root.toString(), action.name()),
-                List.of("OMNIGRAPH_FAILPOINTS=" + failpoints));
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).as("child finished").isTrue();
-        assertThat(child.exitValue()).as(output).isIn(0, dev.omnigraph.storage.Failpoints.EXIT_CODE);
-        return child.exitValue() == dev.omnigraph.storage.Failpoints.EXIT_CODE;
+        return CrashHarness.diedAt(BranchCrashMain.class, root, action.name(), failpoints, tmp);
     }
 
     static List<String> names(Omnigraph graph) {

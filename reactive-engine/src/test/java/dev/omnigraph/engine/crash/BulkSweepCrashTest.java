@@ -107,13 +107,13 @@ class BulkSweepCrashTest {
         StrandedGraph.build(services, root);
         String refused = Ulid.next();
         new SidecarStore(services.objectStore(root)).write(new Sidecar(Sidecar.SCHEMA_VERSION, refused, "0", null, "ops",
-                Sidecar.WriterKind.Optimize, List.of(), null)).block();
+                Sidecar.WriterKind.Mutation, List.of(), null)).block(); // no exact payload: unrecoverable
         Omnigraph reader = Omnigraph.open(services, root, OpenMode.READ_ONLY).block();
         CrashHarness.GraphState before = CrashHarness.state(reader, services);
 
         assertThatThrownBy(() -> Omnigraph.open(services, root, OpenMode.READ_WRITE).block())
                 .isInstanceOfSatisfying(RecoveryRequired.class, e -> assertThat(e.operationId()).isEqualTo(refused))
-                .hasMessageContaining("Optimize");
+                .hasMessageContaining("Mutation");
         assertThat(reader.pendingSidecars().collectList().block()).hasSize(StrandedGraph.SIDECARS + 1);
         assertThat(reader.recoveries().collectList().block()).isEmpty();
         assertThat(CrashHarness.state(reader, services)).isEqualTo(before);

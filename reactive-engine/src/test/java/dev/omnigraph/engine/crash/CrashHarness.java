@@ -83,6 +83,18 @@ final class CrashHarness {
         return new ChildRun(child.exitValue(), output);
     }
 
+    /**
+     * Runs {@code main} (args: root, action) in a child JVM with {@code failpoints} armed; true when it died at a
+     * failpoint, false when it finished (any other exit fails the test with the child's output).
+     */
+    static boolean diedAt(Class<?> main, Path root, String action, String failpoints, Path tmp) throws Exception {
+        Process child = ChildJvm.start(main, tmp, List.of(root.toString(), action), List.of("OMNIGRAPH_FAILPOINTS=" + failpoints));
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(child.waitFor(120, TimeUnit.SECONDS)).as("child finished").isTrue();
+        assertThat(child.exitValue()).as(output).isIn(0, dev.omnigraph.storage.Failpoints.EXIT_CODE);
+        return child.exitValue() == dev.omnigraph.storage.Failpoints.EXIT_CODE;
+    }
+
     record ChildRun(int exitCode, String output) {
         boolean died() {
             return exitCode == dev.omnigraph.storage.Failpoints.EXIT_CODE;

@@ -37,7 +37,8 @@ class PushdownAndOrderTest {
 
     @Test
     void pushableFilters() {
-        assertThat(sql("{ name: \"Ann\" }")).isEqualTo("(`name` = 'Ann')");
+        // a match on the whole @key also names the one id it can have, so Lance can answer it from the id BTREE
+        assertThat(sql("{ name: \"Ann\" }")).isEqualTo("((`id` = 'Ann') AND (`name` = 'Ann'))");
         assertThat(sql("{ nickName: \"D'A\" }  $p.age > 3")).isEqualTo("((`nickName` = 'D''A') AND (`age` > 3))");
         assertThat(sql("3 < $p.age")).isEqualTo("(`age` > 3)");
         assertThat(sql("$p.age != 3")).isEqualTo("(`age` <> 3)");
@@ -50,6 +51,14 @@ class PushdownAndOrderTest {
         assertThat(sql("$p.level = \"senior\"")).isEqualTo("(`level` = 'senior')");
         assertThat(sql("[\"a\", \"b\"] contains $p.name")).isEqualTo("((`name` IN ('a', 'b')))");
         assertThat(sql("$p.id = \"Ann\"")).isEqualTo("(`id` = 'Ann')");
+    }
+
+    @Test
+    void aMatchOnTheWholeKeyLeadsWithTheDerivedId() {
+        assertThat(sql("{ name: $n }", Map.of("n", "D'A"), "$n: String")).isEqualTo("((`id` = 'D''A') AND (`name` = 'D''A'))");
+        assertThat(sql("{ name: $n }", Map.of(), "$n: String?")).isEqualTo("(false)"); // absent: no id to derive
+        assertThat(sql("$p.name = \"Ann\"")).isEqualTo("(`name` = 'Ann')"); // a filter, not a binding match
+        assertThat(sql("{ nickName: \"Ann\" }")).isEqualTo("(`nickName` = 'Ann')"); // not the key
     }
 
     @Test

@@ -22,7 +22,9 @@ public enum ErrorCode {
     QUERY_TIMEOUT("query_timeout", 503),
     RECOVERY_REQUIRED("recovery_required", 503),
     CHANGE_DIFF_REFUSAL("change_diff_refusal", 409),
-    CHANGE_FEED_GAP("change_feed_gap", 410);
+    CHANGE_FEED_GAP("change_feed_gap", 410),
+    MERGE_CONFLICTS("merge_conflicts", 409),
+    LEASE_LOST("lease_lost", 503);
 
     private final String wireName;
     private final int httpStatus;

@@ -2,6 +2,8 @@ package dev.omnigraph.storage.manifest;
 
 import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.TableSnapshot;
+import dev.omnigraph.storage.WriterFence;
+import dev.omnigraph.storage.error.LeaseLost;
 import dev.omnigraph.storage.error.CommitConflict;
 import dev.omnigraph.storage.error.ManifestConflict;
 import dev.omnigraph.storage.error.ReadSetChanged;
@@ -23,6 +25,9 @@ import reactor.core.publisher.Mono;
  * times. An exact-head request therefore never re-parents: after a lost race its re-check fails with
  * {@link ReadSetChanged} ({@code graph_head:<branch>}); other broken expectations (branch identity, table pins)
  * with {@link ManifestConflict}. Only {@link ExpectedHead.Any} requests land on a moved head.
+ *
+ * <p>Every publish writes its writer tenure's epoch into the stamp row and refuses a manifest stamped with a higher
+ * one ({@link LeaseLost}): the same CAS that orders publishes makes the epoch check exact, at no extra storage call.
  */
 public final class ManifestBatchPublisher {
     public static final int PUBLISHER_RETRY_BUDGET = 5;
@@ -31,24 +36,72 @@ public final class ManifestBatchPublisher {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ManifestBatchPublisher.class);
 
     private final ManifestStore store;
+    private final WriterFence fence;
 
+    /** A publisher outside any writer tenure (epoch 0): tests and tools on a manifest no tenure has fenced. */
     public ManifestBatchPublisher(ManifestStore store) {
-        this.store = store;
+        this(store, WriterFence.NONE);
     }
 
-    public Mono<GraphCommit> publish(PublishRequest request) {
-        return Mono.defer(() -> store.kept(request.branch())
-                .map(kept -> attempt(request, Mono.just(kept), 0, true))
-                .orElseGet(() -> attempt(request, store.load(request.branch()), 0, false)));
+    /** A publisher of the writer tenure {@code fence}: each publish carries its epoch and is refused once outranked. */
+    public ManifestBatchPublisher(ManifestStore store, WriterFence fence) {
+        this.store = store;
+        this.fence = fence;
     }
 
     /**
-     * One publish planned on {@code current}. The first is planned on the state this store kept (normally the
-     * one the writer just rechecked under its gates), with no read at all: if another publish moved the manifest
-     * since, the CAS refuses it, and every retry loads the manifest afresh. Only the live manifest may refuse a
-     * request, so a rejection by the kept state loads and plans again.
+     * Refuses with {@link LeaseLost} when this process's tenure is known to be gone, or when {@code state} carries a
+     * higher writer epoch than this publisher's (a newer holder fenced the manifest). No storage call: writers call
+     * it on the state their recheck just loaded, so a lost holder stops before its first effect.
      */
-    private Mono<GraphCommit> attempt(PublishRequest request, Mono<ManifestState> current, int retries, boolean kept) {
+    public void requireFenced(ManifestState state) {
+        fence.requireHeld();
+        if (state.writerEpoch() > fence.epoch()) {
+            throw new LeaseLost(fence.epoch(), "the manifest of branch " + state.branch() + " is fenced by writer epoch "
+                    + state.writerEpoch() + ": another process took the writer lease over");
+        }
+    }
+
+    public Mono<GraphCommit> publish(PublishRequest request) {
+        return publish(request, Mono.empty());
+    }
+
+    /**
+     * As {@link #publish(PublishRequest)}, but the Lance commit waits for {@code beforeCommit}, which runs while
+     * the first attempt is planned and staged (staged files are invisible until committed, so nothing a crash
+     * could see changes order). A writer passes its confirm-sidecar write here: the confirmation is durable before
+     * the commit, as before, and no longer costs a step of its own. If {@code beforeCommit} fails, the staged
+     * attempt is discarded and its error returned; nothing was committed.
+     */
+    public Mono<GraphCommit> publish(PublishRequest request, Mono<Void> beforeCommit) {
+        return Mono.defer(() -> {
+            Mono<Prepared> first = store.kept(request.branch())
+                    .map(kept -> prepare(request, Mono.just(kept), true))
+                    .orElseGet(() -> prepare(request, store.load(request.branch()), false));
+            return Mono.zip(first.materialize(), beforeCommit.materialize()).flatMap(both -> {
+                if (both.getT2().isOnError()) {
+                    Mono<Void> release = both.getT1().hasValue()
+                            ? store.tables().discard(both.getT1().get().handle()) : Mono.empty();
+                    return release.then(Mono.<GraphCommit>error(both.getT2().getThrowable()));
+                }
+                return both.getT1().isOnError() ? Mono.error(both.getT1().getThrowable())
+                        : commit(request, both.getT1().get(), 0);
+            });
+        });
+    }
+
+    /** One attempt, planned and staged: what it plans on, the commit it lands and its staged Lance Update. */
+    private record Prepared(ManifestState state, GraphCommit commit, List<Map<String, Object>> rows,
+                            dev.omnigraph.storage.StagedHandle handle) {
+    }
+
+    /**
+     * Plans an attempt on {@code current} and stages it. The first is planned on the state this store kept
+     * (normally the one the writer just rechecked under its gates), with no read at all: if another publish moved
+     * the manifest since, the CAS refuses it, and every retry loads the manifest afresh. Only the live manifest
+     * may refuse a request, so a rejection by the kept state loads and plans again.
+     */
+    private Mono<Prepared> prepare(PublishRequest request, Mono<ManifestState> current, boolean kept) {
         return current
                 .zipWith(checkBranch(request))
                 .flatMap(loaded -> {
@@ -57,32 +110,68 @@ public final class ManifestBatchPublisher {
                     try {
                         commit = plan(request, state, loaded.getT2());
                     } catch (ReadSetChanged | ManifestConflict rejected) {
-                        return kept ? attempt(request, store.load(request.branch()), retries, false) : Mono.error(rejected);
+                        return kept ? prepare(request, store.load(request.branch()), false) : Mono.error(rejected);
                     }
-                    return store.commitRows(state.manifest(), rows(request, state, commit), commit.id())
-                            .flatMap(committed -> {
-                                ManifestState after = landedState(state, request, commit, committed);
-                                store.published(after);
-                                return compactIfFragmented(request.branch(), after);
-                            })
-                            .thenReturn(commit);
+                    // The CAS below makes this check exact: a fence landed since moves the version and loses it.
+                    try {
+                        requireFenced(state);
+                    } catch (LeaseLost lost) {
+                        return Mono.error(lost);
+                    }
+                    List<Map<String, Object>> rows = rows(request, state, commit, fence.epoch());
+                    return store.stageRows(state, rows, commit.id()).map(handle -> new Prepared(state, commit, rows, handle));
+                });
+    }
+
+    /** Commits a prepared attempt; on Lance contention plans again on a fresh load, up to the retry budget. */
+    private Mono<GraphCommit> commit(PublishRequest request, Prepared prepared, int retries) {
+        return store.commitRows(prepared.handle(), prepared.commit().id())
+                .flatMap(committed -> {
+                    ManifestState after = landedState(prepared.state(), request, prepared.commit(), committed, prepared.rows(), fence.epoch());
+                    store.published(after);
+                    return compactIfFragmented(request.branch(), after);
                 })
+                .thenReturn(prepared.commit())
                 .onErrorResume(CommitConflict.class, contention -> {
                     if (retries >= PUBLISHER_RETRY_BUDGET) {
                         return Mono.error(new ManifestConflict("branch " + request.branch(),
                                 "a publish within " + PUBLISHER_RETRY_BUDGET + " retries",
                                 "continuous contention from concurrent writers"));
                     }
-                    return attempt(request, store.load(request.branch()), retries + 1, false);
+                    return prepare(request, store.load(request.branch()), false)
+                            .flatMap(again -> commit(request, again, retries + 1));
                 });
     }
 
     /** The manifest the publish produced, as a load would read it; the store keeps it for the next write. */
     private static ManifestState landedState(ManifestState state, PublishRequest request, GraphCommit commit,
-                                             CommittedVersion committed) {
+                                             CommittedVersion committed, List<Map<String, Object>> rows,
+                                             long epoch) {
         TableSnapshot landed = committed.snapshot().orElseGet(() -> new TableSnapshot(state.manifest().ref(),
                 committed.version(), state.manifest().schema(), committed.rowCount(), state.manifest().fragmentCount() + 1));
-        return state.afterPublish(landed, request.tableUpdates(), commit.id());
+        return state.afterPublish(landed, request.tableUpdates(), commit.id(), epoch, addressesAfter(state, committed, rows));
+    }
+
+    /**
+     * Where the rows a publish rewrote now live: the one fragment it added (Lance numbers it past every existing
+     * fragment), in the order they were written; every other row kept its address. Unknown (empty) unless the
+     * old addresses were known and the newest fragment holds exactly the rows written.
+     */
+    private static Map<String, Long> addressesAfter(ManifestState state, CommittedVersion committed,
+                                                    List<Map<String, Object>> rows) {
+        if (state.rowAddresses().isEmpty() || committed.newestFragment().isEmpty()
+                || committed.newestFragment().get().physicalRows() != rows.size()) {
+            return Map.of();
+        }
+        CommittedVersion.NewestFragment added = committed.newestFragment().get();
+        Map<String, Long> next = new java.util.HashMap<>(state.rowAddresses());
+        for (int offset = 0; offset < rows.size(); offset++) {
+            Map<String, Object> row = rows.get(offset);
+            if (!ManifestSchema.TYPE_COMMIT.equals(row.get(ManifestSchema.OBJECT_TYPE))) {
+                next.put((String) row.get(ManifestSchema.OBJECT_ID), added.address(offset));
+            }
+        }
+        return next;
     }
 
     /**
@@ -150,9 +239,10 @@ public final class ManifestBatchPublisher {
                 request.createdAtMicros(), request.operation(), deltas, state.manifestVersion() + 1);
     }
 
-    private static List<Map<String, Object>> rows(PublishRequest request, ManifestState state, GraphCommit commit) {
+    private static List<Map<String, Object>> rows(PublishRequest request, ManifestState state, GraphCommit commit,
+                                                  long epoch) {
         List<Map<String, Object>> rows = new ArrayList<>();
-        rows.add(ManifestRows.stamp(ManifestSchema.INTERNAL_SCHEMA_VERSION));
+        rows.add(ManifestRows.stamp(ManifestSchema.INTERNAL_SCHEMA_VERSION, epoch));
         for (TableEntry update : request.tableUpdates()) {
             TableEntry registered = state.tables().get(update.tableKey());
             if (registered != null && !registered.objectId().equals(update.objectId())) {

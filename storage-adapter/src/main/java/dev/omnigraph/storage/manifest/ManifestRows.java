@@ -19,13 +19,21 @@ final class ManifestRows {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Metadata member of a graph_commit row holding its {@link IdempotencyRecord}. */
     static final String IDEMPOTENCY = "idempotency";
+    /** Metadata member of the stamp row: the epoch of the writer tenure that last published (0 when absent). */
+    static final String WRITER_EPOCH = "writer_epoch";
 
     private ManifestRows() {
     }
 
     static Map<String, Object> stamp(int internalSchemaVersion) {
+        return stamp(internalSchemaVersion, 0);
+    }
+
+    /** The stamp row; {@code writerEpoch} is the writer tenure that wrote it (the publish fence), 0 = none. */
+    static Map<String, Object> stamp(int internalSchemaVersion, long writerEpoch) {
         Map<String, Object> row = base(STAMP_ID, TYPE_STAMP);
-        row.put(METADATA, json(JSON.createObjectNode().put("internal_schema_version", internalSchemaVersion)));
+        row.put(METADATA, json(JSON.createObjectNode().put("internal_schema_version", internalSchemaVersion)
+                .put(WRITER_EPOCH, writerEpoch)));
         return row;
     }
 
@@ -90,6 +98,11 @@ final class ManifestRows {
             throw new IllegalArgumentException(version == null ? "missing" : version.toString());
         }
         return version.intValue();
+    }
+
+    static long stampEpoch(Map<String, Object> row) {
+        JsonNode epoch = parse(row).get(WRITER_EPOCH);
+        return epoch != null && epoch.canConvertToLong() ? epoch.longValue() : 0;
     }
 
     static TableEntry tableEntry(Map<String, Object> row) {

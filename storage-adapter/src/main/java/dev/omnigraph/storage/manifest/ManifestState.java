@@ -11,10 +11,25 @@ import java.util.TreeMap;
 
 /**
  * The graph as one {@code __manifest} version on one branch shows it: every live table's pin, and the head
- * commit of each branch whose head row this manifest carries. Reads bind to exactly one such state.
+ * commit of each branch whose head row this manifest carries, and the writer epoch its stamp row carries (the
+ * publish fence). Reads bind to exactly one such state.
+ *
+ * <p>{@code rowAddresses} maps the object id of every row a publish may rewrite in place (stamp, table and head
+ * rows: every row but the append-only commits) to its row address at exactly {@code manifest}, so a publish
+ * planned on this state deletes them without scanning; empty when unknown (a publish then finds them by key).
  */
 public record ManifestState(String branch, TableSnapshot manifest, SortedMap<String, TableEntry> tables,
-                            Map<String, String> heads) {
+                            Map<String, String> heads, long writerEpoch, Map<String, Long> rowAddresses) {
+
+    public ManifestState {
+        rowAddresses = Map.copyOf(rowAddresses);
+    }
+
+    /** A state whose row addresses are unknown. */
+    public ManifestState(String branch, TableSnapshot manifest, SortedMap<String, TableEntry> tables,
+                         Map<String, String> heads, long writerEpoch) {
+        this(branch, manifest, tables, heads, writerEpoch, Map.of());
+    }
 
     public long manifestVersion() {
         return manifest.version();
@@ -36,9 +51,11 @@ public record ManifestState(String branch, TableSnapshot manifest, SortedMap<Str
 
     /**
      * This state as the publish that replaced {@code updates}' table rows and this branch's head row (with
-     * {@code commitId}) leaves it at manifest version {@code landed}: what a fresh load of {@code landed} returns.
+     * {@code commitId}, stamped with {@code epoch}) leaves it at manifest version {@code landed}: what a fresh load of
+     * {@code landed} returns, with {@code nextAddresses} (empty when unknown) as its row addresses.
      */
-    ManifestState afterPublish(TableSnapshot landed, List<TableEntry> updates, String commitId) {
+    ManifestState afterPublish(TableSnapshot landed, List<TableEntry> updates, String commitId, long epoch,
+                               Map<String, Long> nextAddresses) {
         TreeMap<String, TableEntry> nextTables = new TreeMap<>(tables);
         // Table rows are keyed by object id, so an update may carry a row under a new key (a rename): the old key goes.
         updates.forEach(update -> {
@@ -47,6 +64,7 @@ public record ManifestState(String branch, TableSnapshot manifest, SortedMap<Str
         });
         Map<String, String> nextHeads = new HashMap<>(heads);
         nextHeads.put(branch, commitId);
-        return new ManifestState(branch, landed, Collections.unmodifiableSortedMap(nextTables), Map.copyOf(nextHeads));
+        return new ManifestState(branch, landed, Collections.unmodifiableSortedMap(nextTables), Map.copyOf(nextHeads),
+                epoch, nextAddresses);
     }
 }

@@ -36,10 +36,15 @@ public final class ManifestStore {
             .thenComparing(GraphCommit::id)
             .reversed();
 
-    /** The rows a state is built from: every row but commits, and only the columns a state reads. */
+    /**
+     * The rows a state is built from: every row but commits, only the columns a state reads, with their addresses
+     * (a publish rewrites some of these rows in place and deletes them by address).
+     */
     private static final ScanRequest STATE_ROWS = ScanRequest.where(SqlLiterals.ne(OBJECT_TYPE, TYPE_COMMIT))
-            .withColumns(List.of(OBJECT_TYPE, TABLE_KEY, LOCATION, STABLE_TABLE_ID, TABLE_INCARNATION_ID, TABLE_VERSION,
-                    TABLE_BRANCH, ROW_COUNT, TOMBSTONE, METADATA));
+            .withColumns(List.of(OBJECT_ID, OBJECT_TYPE, TABLE_KEY, LOCATION, STABLE_TABLE_ID, TABLE_INCARNATION_ID,
+                    TABLE_VERSION, TABLE_BRANCH, ROW_COUNT, TOMBSTONE, METADATA))
+            .includingRowAddress();
+    private static final String ROW_ADDRESS = "_rowaddr";
     /** The columns a commit row is decoded from. */
     private static final List<String> COMMIT_COLUMNS = List.of(OBJECT_ID, TABLE_VERSION, TABLE_BRANCH, METADATA);
 
@@ -135,11 +140,20 @@ public final class ManifestStore {
 
     private ManifestState reconstruct(String graphBranch, TableSnapshot snapshot, List<Map<String, Object>> rows) {
         Integer stamp = null;
+        long epoch = 0;
         TreeMap<String, TableEntry> byKey = new TreeMap<>();
         Map<String, String> heads = new HashMap<>();
+        Map<String, Long> addresses = new HashMap<>();
+        boolean addressesExact = true;
         for (Map<String, Object> row : rows) {
+            // One row per object id is what merge-insert keeps; anything else is found by key at publish.
+            addressesExact &= row.get(ROW_ADDRESS) instanceof Long address
+                    && addresses.put((String) row.get(OBJECT_ID), address) == null;
             switch (ManifestRows.type(row)) {
-                case TYPE_STAMP -> stamp = stampOf(row);
+                case TYPE_STAMP -> {
+                    stamp = stampOf(row);
+                    epoch = ManifestRows.stampEpoch(row);
+                }
                 case TYPE_TABLE -> {
                     TableEntry entry = ManifestRows.tableEntry(row);
                     TableEntry clash = byKey.put(entry.tableKey(), entry);
@@ -159,7 +173,8 @@ public final class ManifestStore {
                     + " root is half-initialised (an interrupted init?); remove " + root + " and run init again");
         }
         requireServedStamp(stamp);
-        return new ManifestState(graphBranch, snapshot, java.util.Collections.unmodifiableSortedMap(byKey), Map.copyOf(heads));
+        return new ManifestState(graphBranch, snapshot, java.util.Collections.unmodifiableSortedMap(byKey), Map.copyOf(heads),
+                epoch, addressesExact ? addresses : Map.of());
     }
 
     private int stampOf(Map<String, Object> row) {
@@ -270,16 +285,25 @@ public final class ManifestStore {
         return committed;
     }
 
-    /** Stages and commits manifest rows as one Update at the snapshot's version. */
-    Mono<CommittedVersion> commitRows(TableSnapshot manifest, List<Map<String, Object>> rows, String commitId) {
-        return tables.stageUpsert(manifest, rows, OBJECT_ID, Map.of("omnigraph.commit_id", commitId))
-                .flatMap((StagedHandle handle) -> tables.commitStaged(handle).map(committed -> {
-                    if (!committed.isExactly(handle.identity())) {
-                        throw new StorageFault("manifest publish " + commitId + " landed as " + committed
-                                + " instead of exactly on version " + handle.identity().readVersion(), null);
-                    }
-                    return committed;
-                }));
+    /** Stages manifest rows as one Update at the state's version (nothing visible until {@link #commitRows}). */
+    Mono<StagedHandle> stageRows(ManifestState state, List<Map<String, Object>> rows, String commitId) {
+        TableSnapshot manifest = state.manifest();
+        Map<String, String> properties = Map.of("omnigraph.commit_id", commitId);
+        // Known addresses cover every row but commits, and a commit row's id is a fresh ULID: no scan needed.
+        return state.rowAddresses().isEmpty()
+                ? tables.stageUpsert(manifest, rows, OBJECT_ID, properties)
+                : tables.stageUpsertAt(manifest, state.rowAddresses(), rows, OBJECT_ID, properties);
+    }
+
+    /** Commits manifest rows staged by {@link #stageRows}; they must land exactly on the staged read version. */
+    Mono<CommittedVersion> commitRows(StagedHandle handle, String commitId) {
+        return tables.commitStaged(handle).map(committed -> {
+            if (!committed.isExactly(handle.identity())) {
+                throw new StorageFault("manifest publish " + commitId + " landed as " + committed
+                        + " instead of exactly on version " + handle.identity().readVersion(), null);
+            }
+            return committed;
+        });
     }
 
 }

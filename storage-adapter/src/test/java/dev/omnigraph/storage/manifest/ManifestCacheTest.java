@@ -73,6 +73,8 @@ class ManifestCacheTest {
         assertThat(actual.manifest().sameVersionAs(expected.manifest())).isTrue();
         assertThat(actual.tables()).isEqualTo(expected.tables());
         assertThat(actual.heads()).isEqualTo(expected.heads());
+        // Where the next publish deletes the rows it rewrites: a kept state must know exactly what a load reads.
+        assertThat(actual.rowAddresses()).isNotEmpty().isEqualTo(expected.rowAddresses());
     }
 
     @Test

@@ -1,0 +1,91 @@
+package dev.omnigraph.bench;
+
+import dev.omnigraph.engine.GraphSnapshot;
+import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.engine.QueryOutput;
+import dev.omnigraph.engine.ReadTarget;
+import dev.omnigraph.engine.TableInfo;
+import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.storage.TableStorage;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import reactor.core.publisher.Mono;
+
+/**
+ * Keyed lookup of one Person with and without the BTREE on {@code id}, in one run on one graph: first at the
+ * unindexed head, then {@code index ensure}, then at the indexed head. Each phase interleaves the engine's query
+ * with a raw Lance filtered scan ({@code id = '…'}) of the same pinned version, repetition by repetition.
+ */
+final class IndexedPointRead implements Scenario {
+    static final String RAW_PLAIN = "raw lance, no index: open pinned version + filtered scan";
+    static final String RAW_INDEXED = "raw lance, BTREE on id: open pinned version + filtered scan";
+
+    @Override
+    public String name() {
+        return "point-read-indexed";
+    }
+
+    @Override
+    public ScenarioReport run(BenchContext ctx) throws Exception {
+        int persons = ctx.options().pick(100_000, 50);
+        ScenarioReport report = new ScenarioReport(name(), "Keyed lookup of one Person among " + persons
+                + ", without and with the BTREE index `index ensure` builds on id, each vs raw Lance on the same version.")
+                .unit("ms per lookup");
+        Omnigraph graph = PointRead.seeded(ctx, ctx.workDir(name()), persons);
+        TableInfo plain = person(ctx, graph, ReadTarget.main());
+        TableStorage tables = ctx.services().tables();
+        TableRef ref = new TableRef(graph.root().resolve(plain.path()).toString(), plain.lanceBranch());
+        Series rawPlain = report.row(RAW_PLAIN, null);
+        Series oursPlain = report.row("omnigraph, no index: query byName at the head", RAW_PLAIN);
+        lookups(ctx, graph, tables, ref, plain.version(), persons, rawPlain, oursPlain);
+
+        long started = System.nanoTime();
+        ctx.run(() -> graph.ensureIndexes("main", Optional.empty()));
+        long ensureMs = (System.nanoTime() - started) / 1_000_000;
+        TableInfo indexed = person(ctx, graph, ReadTarget.main());
+        Series rawIndexed = report.row(RAW_INDEXED, RAW_PLAIN);
+        Series oursIndexed = report.row("omnigraph, BTREE on id: query byName at the head", RAW_INDEXED);
+        lookups(ctx, graph, tables, ref, indexed.version(), persons, rawIndexed, oursIndexed);
+        report.note("dataset: " + plain.rowCount() + " rows in " + Workload.chunks(persons, 8_192).size()
+                + " fragment(s); `index ensure` took " + ensureMs + " ms (BTREE on id of Person and on id/src/dst of "
+                + "the edge tables); versions " + plain.version() + " (no index) and " + indexed.version() + " (indexed)");
+        return report;
+    }
+
+    /** Raw and engine lookups of the same random keys, interleaved repetition by repetition. */
+    private static void lookups(BenchContext ctx, Omnigraph graph, TableStorage tables, TableRef ref, long version,
+                                int persons, Series raw, Series ours) throws Exception {
+        Random keys = new Random(42);
+        int warmup = ctx.options().pick(20, 2);
+        int reps = ctx.options().pick(200, 3);
+        for (int i = 0; i < warmup + reps; i++) {
+            boolean measured = i >= warmup;
+            String name = Workload.personName(keys.nextInt(persons));
+            check(name, timed(ctx, measured, raw, () -> PointRead.rawLookup(tables, ref, version, name)).size(),
+                    timed(ctx, measured, ours, () -> lookup(graph, ReadTarget.main(), name)));
+        }
+    }
+
+    private static <T> T timed(BenchContext ctx, boolean measured, Series series, java.util.function.Supplier<Mono<T>> op)
+            throws Exception {
+        return measured ? ctx.measure(series, op) : ctx.run(op);
+    }
+
+    private static void check(String name, int raw, List<List<Object>> found) {
+        if (raw != 1 || found.size() != 1 || !name.equals(found.get(0).get(0))) {
+            throw new IllegalStateException("lookup of " + name + " returned raw " + raw + " row(s), query " + found);
+        }
+    }
+
+    private static TableInfo person(BenchContext ctx, Omnigraph graph, ReadTarget target) throws Exception {
+        GraphSnapshot snapshot = ctx.run(() -> graph.snapshot(target));
+        return snapshot.table("node:Person").orElseThrow();
+    }
+
+    static Mono<List<List<Object>>> lookup(Omnigraph graph, ReadTarget target, String name) {
+        return graph.query(target, Workload.QUERIES, "byName", Map.of("name", name))
+                .flatMap((QueryOutput output) -> output.rows().collectList());
+    }
+}

@@ -1,0 +1,46 @@
+package dev.omnigraph.http.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.http.wire.HttpProblem;
+import dev.omnigraph.http.wire.MaintenanceShapes;
+import java.util.List;
+import java.util.Map;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@code POST /optimize} and {@code POST /repair}: the maintenance verbs for a graph a server holds open (the
+ * CLI verbs need the writer lock the server owns).
+ */
+final class MaintenanceRoutes {
+    private MaintenanceRoutes() {
+    }
+
+    static List<Route> routes() {
+        return List.of(
+                new Route("POST", "optimize", MaintenanceRoutes::optimize,
+                        ApiDoc.of("optimize", "Compact main's tables as one commit (tables already compact and "
+                                + "tables with uncovered drift are left alone)", "OptimizeOutput").statuses(409, 503)),
+                new Route("POST", "repair", MaintenanceRoutes::repair,
+                        ApiDoc.of("repair", "Classify table versions no tracked write published; confirm publishes "
+                                + "compaction-only drift, confirm+force any drift ahead of its pin", "RepairOutput")
+                                .body("RepairRequest").statuses(409, 503)));
+    }
+
+    private static Mono<Void> optimize(Exchange ex, Omnigraph graph, Map<String, String> vars) {
+        return graph.optimize(ex.actor).flatMap(result -> ex.json(200, MaintenanceShapes.optimize(result)));
+    }
+
+    private static Mono<Void> repair(Exchange ex, Omnigraph graph, Map<String, String> vars) {
+        return ex.jsonBody(true).flatMap(body -> graph.repair(flag(body, "confirm"), flag(body, "force"))
+                .flatMap(drifts -> ex.json(200, MaintenanceShapes.repair(drifts))));
+    }
+
+    private static boolean flag(JsonNode body, String name) {
+        JsonNode value = body.get(name);
+        if (value != null && !value.isNull() && !value.isBoolean()) {
+            throw HttpProblem.badRequest("'" + name + "' must be a boolean");
+        }
+        return value != null && value.asBoolean(false);
+    }
+}

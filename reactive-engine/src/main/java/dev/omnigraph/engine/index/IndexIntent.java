@@ -1,0 +1,84 @@
+package dev.omnigraph.engine.index;
+
+import dev.omnigraph.engine.write.WriteContext;
+import dev.omnigraph.engine.write.WriteToken;
+import dev.omnigraph.recovery.Sidecar;
+import dev.omnigraph.recovery.Sidecar.Confirmed;
+import dev.omnigraph.recovery.Sidecar.Effect;
+import dev.omnigraph.recovery.Sidecar.Identity;
+import dev.omnigraph.recovery.Sidecar.TablePin;
+import dev.omnigraph.recovery.Sidecar.TableUpdate;
+import dev.omnigraph.storage.IndexSpec;
+import dev.omnigraph.storage.Ulid;
+import dev.omnigraph.storage.manifest.GraphBranches;
+import dev.omnigraph.storage.manifest.TableEntry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The {@code EnsureIndices} sidecar: armed before the first build, naming per table the pin it expects, the fork
+ * ref it writes (a first-touch table on a graph branch) and the indexes it builds in order; confirmed once every
+ * build landed. Index builds have no stageable transaction, so effects carry index names instead.
+ */
+final class IndexIntent {
+    static final String OPERATION = "ensure_indices";
+
+    private IndexIntent() {
+    }
+
+    /** One table's work: its pin as the token read it, the ref it builds on, and what it builds. */
+    record TableWork(TableEntry pin, Optional<String> lanceBranch, String path, List<IndexSpec> specs) {
+        long target() {
+            return pin.version() + specs.size();
+        }
+
+        List<String> names() {
+            return specs.stream().map(IndexSpec::name).toList();
+        }
+    }
+
+    static Sidecar armed(WriteContext ctx, String operationId, WriteToken token, String commitId, Optional<String> actor,
+                         long createdAtMicros, List<TableWork> work) {
+        List<TablePin> pins = new ArrayList<>();
+        List<Effect> effects = new ArrayList<>();
+        List<TableUpdate> updates = new ArrayList<>();
+        for (TableWork table : work) {
+            TableEntry pin = table.pin();
+            Identity identity = new Identity(pin.stableTableId(), pin.incarnationId());
+            String branch = table.lanceBranch().orElse(null);
+            pins.add(new TablePin(identity, pin.tableKey(), table.path(), pin.version(), table.target(), null, branch));
+            effects.add(new Effect(identity, pin.tableKey(), null, null, table.names()));
+            updates.add(new TableUpdate(identity, pin.tableKey(), pin.version(), branch, null));
+        }
+        var id = token.branchIdentity();
+        Sidecar.Authority authority = new Sidecar.Authority(new Sidecar.BranchIdentifier(id.name(), id.parent().orElse(null),
+                id.parentVersion(), id.createdAt()), token.head().orElse(null), token.schemaIrHash(), ctx.schemaIdentityDomain());
+        String branchField = GraphBranches.lanceRef(token.branch()).orElse(null);
+        Sidecar.Lineage lineage = new Sidecar.Lineage(commitId, branchField, actor.orElse(null), createdAtMicros, null,
+                OPERATION);
+        Sidecar.ProtocolV3 payload = new Sidecar.ProtocolV3(authority, lineage, Ulid.next(), Sidecar.EffectPhase.Armed,
+                effects, new Sidecar.IntendedDelta(updates), null);
+        return new Sidecar(Sidecar.SCHEMA_VERSION, operationId, Long.toString(createdAtMicros), branchField,
+                actor.orElse(null), Sidecar.WriterKind.EnsureIndices, pins, payload);
+    }
+
+    /** The same intent with every build landed: each table at its target version. */
+    static Sidecar confirmed(Sidecar armed, List<TableWork> work) {
+        List<TablePin> pins = new ArrayList<>();
+        List<TableUpdate> updates = new ArrayList<>();
+        for (int i = 0; i < work.size(); i++) {
+            TableWork table = work.get(i);
+            TablePin pin = armed.tables().get(i);
+            pins.add(new TablePin(pin.identity(), pin.tableKey(), pin.tablePath(), pin.expectedVersion(),
+                    pin.postCommitPin(), table.target(), pin.tableBranch()));
+            TableUpdate update = armed.protocolV3().intendedDelta().tableUpdates().get(i);
+            updates.add(new TableUpdate(update.identity(), update.tableKey(), update.expectedVersion(), update.tableBranch(),
+                    new Confirmed(table.target(), update.tableBranch(), table.pin().rowCount())));
+        }
+        Sidecar.ProtocolV3 payload = armed.protocolV3();
+        return armed.withPayload(pins, new Sidecar.ProtocolV3(payload.authority(), payload.lineage(),
+                payload.rollbackGraphCommitId(), Sidecar.EffectPhase.EffectsConfirmed, payload.effects(),
+                new Sidecar.IntendedDelta(updates), null));
+    }
+}

@@ -1,0 +1,137 @@
+package dev.omnigraph.engine.merge;
+
+import dev.omnigraph.engine.diff.RowChange;
+import dev.omnigraph.engine.diff.RowDeltas;
+import dev.omnigraph.engine.schema.CatalogTable;
+import dev.omnigraph.engine.write.ChangeSet;
+import dev.omnigraph.engine.write.TableChange;
+import dev.omnigraph.engine.write.WriteContext;
+import dev.omnigraph.engine.write.WriteToken;
+import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.error.MergeConflicts;
+import dev.omnigraph.storage.error.ReadSetChanged;
+import dev.omnigraph.storage.manifest.GraphCommit;
+import dev.omnigraph.storage.manifest.ManifestState;
+import dev.omnigraph.storage.manifest.TableEntry;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Plans a merge of the captured {@code source} into the {@code target} token, under the target's branch gate: the
+ * merge base, the outcome, and per type: skip (nothing to bring over), adopt (the target has not touched the type
+ * since the base: apply the base → source delta) or a three-way row merge ({@link RowMerge}). Conflicts of every
+ * type are collected, then the merged image is validated ({@link MergeValidation}); any conflict fails the merge
+ * with {@link MergeConflicts} before anything is staged. The answer is an ordinary {@link ChangeSet} of
+ * {@code ROW_DELTA} changes on the target's pins, published by the shared pipeline.
+ */
+final class MergePlanner {
+    /** The outcome and what to publish (empty when up to date or net zero). */
+    record Plan(MergeOutcome outcome, ChangeSet changes) {
+    }
+
+    private final WriteContext ctx;
+    private final RowDeltas deltas;
+
+    MergePlanner(WriteContext ctx) {
+        this.ctx = ctx;
+        this.deltas = new RowDeltas(ctx.tables());
+    }
+
+    Mono<Plan> plan(WriteToken target, WriteToken source) {
+        String targetHead = head(target);
+        String sourceHead = head(source);
+        if (sourceHead.equals(targetHead)) {
+            return Mono.just(new Plan(MergeOutcome.ALREADY_UP_TO_DATE, ChangeSet.none()));
+        }
+        return ctx.manifest().commits(source.branch()).concatWith(ctx.manifest().commits(target.branch())).collectList()
+                .flatMap(commits -> {
+                    GraphCommit base = MergeBase.of(commits, sourceHead, targetHead);
+                    if (base.id().equals(sourceHead)) {
+                        return Mono.just(new Plan(MergeOutcome.ALREADY_UP_TO_DATE, ChangeSet.none()));
+                    }
+                    boolean fastForward = base.id().equals(targetHead);
+                    Mono<ManifestState> baseState = fastForward ? Mono.just(target.state())
+                            : ctx.manifest().loadAt(base.branchName(), base.manifestVersion());
+                    return baseState.flatMap(state -> changes(state, source.state(), target.state()))
+                            .map(changes -> new Plan(fastForward ? MergeOutcome.FAST_FORWARD : MergeOutcome.MERGED, changes));
+                });
+    }
+
+    private static String head(WriteToken token) {
+        return token.effectiveHead().orElseThrow(() -> new BadRequest("branch '" + token.branch() + "' has no commits"));
+    }
+
+    private Mono<ChangeSet> changes(ManifestState base, ManifestState source, ManifestState target) {
+        List<String> keys = ctx.catalog().tables().stream().map(CatalogTable::tableKey).sorted().toList();
+        List<MergeConflicts.Conflict> conflicts = new ArrayList<>();
+        List<TableChange> changes = new ArrayList<>();
+        Map<String, Long> counts = new HashMap<>();
+        return Flux.fromIterable(keys)
+                .concatMap(key -> table(key, live(base, key), live(source, key), live(target, key))
+                        .doOnNext(result -> {
+                            conflicts.addAll(result.conflicts());
+                            if (!result.isEmpty()) {
+                                TableEntry pin = live(target, key).orElseThrow();
+                                changes.add(new TableChange(pin, TableChange.Kind.ROW_DELTA, result.writes(), result.deletes()));
+                                counts.put(key, (long) (result.writes().size() + result.deletes().size()));
+                            }
+                        }))
+                .then(Mono.defer(() -> {
+                    if (!conflicts.isEmpty()) {
+                        return Mono.error(new MergeConflicts(conflicts));
+                    }
+                    ChangeSet planned = changes.isEmpty() ? ChangeSet.lineageOnly() : ChangeSet.counted(changes, counts, false);
+                    return new MergeValidation(ctx, target).conflicts(planned).flatMap(invalid -> invalid.isEmpty()
+                            ? Mono.just(planned) : Mono.error(new MergeConflicts(invalid)));
+                }));
+    }
+
+    /** One type: skip, adopt (base → source delta) or three-way. */
+    private Mono<RowMerge.Result> table(String key, Optional<TableEntry> base, Optional<TableEntry> source,
+                                        Optional<TableEntry> target) {
+        if (source.equals(target) || base.equals(source)) {
+            return Mono.just(new RowMerge.Result(List.of(), List.of(), List.of()));
+        }
+        requireOneIdentity(key, base, source, target);
+        if (target.isEmpty()) {
+            return Mono.error(new ReadSetChanged("branch_merge_dataset_identity:" + key, "registered on the source",
+                    "absent on the target"));
+        }
+        Flux<RowChange> fromSource = delta(base, source);
+        Flux<RowChange> fromTarget = base.equals(target) ? Flux.empty() : delta(base, target);
+        return RowMerge.merge(key, fromSource, fromTarget, ctx.limits().maxEntitiesPerTable());
+    }
+
+    private Flux<RowChange> delta(Optional<TableEntry> before, Optional<TableEntry> after) {
+        return open(before).zipWith(open(after))
+                .flatMapMany(pins -> deltas.between(pins.getT1(), pins.getT2(), Optional.empty()));
+    }
+
+    private Mono<Optional<dev.omnigraph.storage.TableSnapshot>> open(Optional<TableEntry> entry) {
+        return entry.map(e -> deltas.pin(ctx.root(), e).map(Optional::of)).orElseGet(() -> Mono.just(Optional.empty()));
+    }
+
+    /** A type dropped and re-added between the sides is not the same dataset: refuse rather than diff across. */
+    private static void requireOneIdentity(String key, Optional<TableEntry> base, Optional<TableEntry> source,
+                                           Optional<TableEntry> target) {
+        List<TableEntry> present = new ArrayList<>();
+        base.ifPresent(present::add);
+        source.ifPresent(present::add);
+        target.ifPresent(present::add);
+        for (TableEntry entry : present) {
+            if (!Objects.equals(entry.objectId(), present.get(0).objectId())) {
+                throw new ReadSetChanged("branch_merge_dataset_identity:" + key, present.get(0).objectId(), entry.objectId());
+            }
+        }
+    }
+
+    private static Optional<TableEntry> live(ManifestState state, String key) {
+        return state.table(key).filter(entry -> !entry.tombstone());
+    }
+}

@@ -1,0 +1,108 @@
+package dev.omnigraph.engine.crash;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.omnigraph.engine.LoadOptions;
+import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.engine.OpenMode;
+import dev.omnigraph.engine.ReadTarget;
+import dev.omnigraph.engine.StorageServices;
+import dev.omnigraph.engine.load.LoadMode;
+import dev.omnigraph.recovery.RecoveryRecord;
+import dev.omnigraph.storage.FailpointCatalog;
+import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.storage.testing.ChildJvm;
+import dev.omnigraph.storage.testing.StorageFixture;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.publisher.Flux;
+
+/**
+ * Kills a child JVM ({@code Runtime.halt}) at every failpoint of {@code optimize} on a graph whose Person and Note
+ * tables are fragmented, then reopens it read-write here: the rows are exactly the same, the commit list is the
+ * one before or the one after (plus nothing else), no sidecar is left, every table's HEAD is its pin, the audit log
+ * holds one roll-forward row, and a second optimize finishes the job.
+ */
+class OptimizeCrashTest {
+    static StorageServices services;
+    static Path template;
+    static CrashHarness.GraphState before;
+
+    @TempDir
+    static Path scratch;
+
+    @BeforeAll
+    static void seed() {
+        services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
+        template = scratch.resolve("template");
+        Omnigraph seeded = Omnigraph.init(services, template, CrashScenario.SCHEMA).block();
+        load(seeded, CrashScenario.SEED);
+        for (String line : List.of("{\"type\":\"Person\",\"data\":{\"name\":\"Dee\",\"age\":3}}",
+                "{\"type\":\"Person\",\"data\":{\"name\":\"Eve\",\"age\":4}}",
+                "{\"type\":\"Note\",\"data\":{\"id\":\"n2\",\"text\":\"two\"}}")) {
+            load(seeded, line + "\n");
+        }
+        before = CrashHarness.state(seeded, services);
+    }
+
+    static void load(Omnigraph graph, String ndjson) {
+        graph.load("main", LoadMode.APPEND, Flux.just(ByteBuffer.wrap(ndjson.getBytes(StandardCharsets.UTF_8))),
+                LoadOptions.DEFAULT).block();
+    }
+
+    @AfterAll
+    static void stop() {
+        services.tables().close();
+    }
+
+    @ParameterizedTest(name = "optimize killed at {0}")
+    @ValueSource(strings = {FailpointCatalog.SIDECAR_WRITE, "optimize.after_plan", "optimize.after_arm",
+            "optimize.after_compact:1", "optimize.after_compact:2", "optimize.after_publish",
+            "optimize.before_sidecar_delete", FailpointCatalog.SIDECAR_DELETE})
+    void aKilledOptimizeLeavesTheSameRowsAndTheNextOpenPublishesWhatLanded(String point, @TempDir Path dir) throws Exception {
+        Path root = dir.resolve("graph");
+        CrashHarness.copy(template, root);
+        Process child = ChildJvm.start(OptimizeCrashMain.class, dir.resolve("tmp"), List.of(root.toString()),
+                List.of("OMNIGRAPH_FAILPOINTS=" + point + "=exit"));
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).as(output).isEqualTo(dev.omnigraph.storage.Failpoints.EXIT_CODE);
+
+        Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
+        CrashHarness.GraphState state = CrashHarness.state(reopened, services);
+        assertThat(state.rows()).isEqualTo(before.rows());
+        List<String> after = new ArrayList<>(List.of("optimize"));
+        after.addAll(before.userCommits());
+        assertThat(state.userCommits()).isIn(before.userCommits(), after);
+        assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
+        for (var table : reopened.snapshot(ReadTarget.main()).block().tables()) {
+            TableRef ref = new TableRef(root.resolve(table.path()).toString(), table.lanceBranch());
+            assertThat(services.tables().head(ref).block()).as(table.tableKey()).isEqualTo(table.version());
+        }
+        boolean armed = !point.equals(FailpointCatalog.SIDECAR_WRITE) && !point.equals("optimize.after_plan");
+        List<RecoveryRecord> audit = reopened.recoveries().collectList().block();
+        if (armed) {
+            assertThat(audit).singleElement().satisfies(r -> assertThat(r.kind()).isEqualTo(RecoveryRecord.Kind.RolledForward));
+        } else {
+            assertThat(audit).isEmpty();
+        }
+
+        reopened.optimize(Optional.empty()).block();
+        assertThat(CrashHarness.state(reopened, services).rows()).isEqualTo(before.rows());
+        for (var table : reopened.snapshot(ReadTarget.main()).block().tables()) {
+            TableRef ref = new TableRef(root.resolve(table.path()).toString(), table.lanceBranch());
+            assertThat(services.tables().open(ref, java.util.OptionalLong.of(table.version())).block().fragmentCount())
+                    .as(table.tableKey()).isLessThanOrEqualTo(1);
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package dev.omnigraph.storage;
+
+import com.lancedb.lance.Dataset;
+import com.lancedb.lance.index.DistanceType;
+import com.lancedb.lance.index.IndexParams;
+import com.lancedb.lance.index.IndexType;
+import com.lancedb.lance.index.scalar.ScalarIndexParams;
+import com.lancedb.lance.index.vector.VectorIndexParams;
+import dev.omnigraph.storage.error.ReadSetChanged;
+import dev.omnigraph.storage.error.StorageFault;
+import com.lancedb.lance.ipc.LanceScanner;
+import com.lancedb.lance.ipc.Query;
+import com.lancedb.lance.ipc.ScanOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.arrow.vector.ipc.ArrowReader;
+
+/**
+ * Index builds on an open dataset. Lance 0.39 cannot stage an index: {@code createIndex} commits a new version
+ * on the spot (lance-java.md §9). So a build is exact by construction instead: the dataset must be at the
+ * expected version before the call and exactly one version later after it, and the new version must list the
+ * index. Nothing here reads a transaction: {@code readTransaction()} aborts the JVM on an index version.
+ */
+final class LanceIndexes {
+    /**
+     * Tokenizer settings of inverted indexes (Lance refuses one without them), spelled out so the index splits text
+     * as the engine's own Tokenizer does: simple base tokenizer, lower-cased, no stemming, no stop words, no ASCII
+     * folding, tokens under 40 bytes.
+     */
+    private static final String INVERTED_PARAMS = "{\"base_tokenizer\":\"simple\",\"language\":\"English\","
+            + "\"with_position\":false,\"lower_case\":true,\"stem\":false,\"remove_stop_words\":false,"
+            + "\"ascii_folding\":false,\"max_token_length\":40}";
+
+    private LanceIndexes() {
+    }
+
+    static List<String> names(Dataset dataset) {
+        return dataset.listIndexes().stream().sorted().toList();
+    }
+
+    /** Builds {@code spec} on {@code dataset} (opened at its latest version); returns the version it produced. */
+    static long create(TableRef ref, Dataset dataset, long expectedVersion, IndexSpec spec) {
+        if (dataset.version() != expectedVersion) {
+            throw new ReadSetChanged("table " + ref, "version " + expectedVersion, "version " + dataset.version());
+        }
+        if (dataset.listIndexes().contains(spec.name())) {
+            throw new StorageFault("index " + spec.name() + " already exists on " + ref, null);
+        }
+        dataset.createIndex(List.of(spec.column()), type(spec), Optional.of(spec.name()), params(spec), false);
+        long achieved = dataset.version();
+        if (achieved != expectedVersion + 1 || !dataset.listIndexes().contains(spec.name())) {
+            throw new StorageFault("index " + spec.name() + " on " + ref + " landed as version " + achieved
+                    + ", not exactly on " + (expectedVersion + 1), null);
+        }
+        return achieved;
+    }
+
+    /**
+     * The rows of a vector-index search, in one batch: Lance answers a top-k sorted, and sorted batches after the
+     * first come as slices the Arrow Java import misreads (see RowDeltas), so more than one batch is refused.
+     */
+    static List<Map<String, Object>> nearest(TableRef ref, Dataset dataset, NearestRequest request) {
+        Query query = new Query.Builder().setColumn(request.column()).setKey(request.key()).setK(request.k())
+                .setNprobes(request.nprobes()).setDistanceType(DistanceType.L2).build();
+        ScanOptions.Builder options = new ScanOptions.Builder().nearest(query).batchSize(Math.max(request.k(), 1024));
+        if (!request.columns().isEmpty()) options.columns(request.columns());
+        List<Map<String, Object>> rows = new ArrayList<>();
+        int batches = 0;
+        try (LanceScanner scanner = dataset.newScan(options.build()); ArrowReader reader = scanner.scanBatches()) {
+            while (reader.loadNextBatch()) {
+                if (++batches > 1 && reader.getVectorSchemaRoot().getRowCount() > 0) {
+                    throw new StorageFault("nearest on " + ref + " answered in more than one batch", null);
+                }
+                rows.addAll(ArrowRows.read(reader.getVectorSchemaRoot()));
+            }
+        } catch (StorageFault e) {
+            throw e;
+        } catch (Exception e) {
+            throw LanceFailures.translate("nearest", ref, e);
+        }
+        return rows;
+    }
+
+    private static IndexType type(IndexSpec spec) {
+        return switch (spec.kind()) {
+            case BTREE -> IndexType.BTREE;
+            case BITMAP -> IndexType.BITMAP;
+            case INVERTED -> IndexType.INVERTED;
+            case VECTOR -> IndexType.VECTOR; // IVF_FLAT/IVF_PQ are refused by name in 0.39; params pick the kind
+        };
+    }
+
+    private static IndexParams params(IndexSpec spec) {
+        IndexParams.Builder builder = IndexParams.builder();
+        return switch (spec.kind()) {
+            case BTREE -> builder.setScalarIndexParams(ScalarIndexParams.create("btree")).build();
+            case BITMAP -> builder.setScalarIndexParams(ScalarIndexParams.create("bitmap")).build();
+            case INVERTED -> builder.setScalarIndexParams(ScalarIndexParams.create("inverted", INVERTED_PARAMS)).build();
+            case VECTOR -> builder.setVectorIndexParams(VectorIndexParams.ivfFlat(spec.partitions(), DistanceType.L2)).build();
+        };
+    }
+}
