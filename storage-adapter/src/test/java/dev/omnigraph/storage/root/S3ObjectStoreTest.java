@@ -3,6 +3,7 @@ package dev.omnigraph.storage.root;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.testing.S3TestServer;
@@ -73,6 +74,33 @@ class S3ObjectStoreTest {
     }
 
     @Test
+    void replaceIfLandsOnlyOnTheVersionItRead() {
+        S3ObjectStore files = store("versioned");
+        assertThat(files.getVersioned("lease").block()).isEmpty();
+        assertThat(files.replaceIf("lease", "\"whatever\"", bytes("x")).block()).as("absent key").isFalse();
+        assertThat(files.exists("lease").block()).isFalse();
+        files.putIfAbsent("lease", bytes("v1")).block();
+        ObjectStore.Versioned v1 = files.getVersioned("lease").block().orElseThrow();
+        assertThat(new String(v1.bytes(), StandardCharsets.UTF_8)).isEqualTo("v1");
+        assertThat(files.replaceIf("lease", v1.version(), bytes("v2")).block()).isTrue();
+        assertThat(files.replaceIf("lease", v1.version(), bytes("v3")).block()).as("stale version").isFalse();
+        ObjectStore.Versioned v2 = files.getVersioned("lease").block().orElseThrow();
+        assertThat(new String(v2.bytes(), StandardCharsets.UTF_8)).isEqualTo("v2");
+        assertThat(v2.version()).isNotEqualTo(v1.version());
+    }
+
+    @Test
+    void racingReplacesOfOneVersionHaveExactlyOneWinner() {
+        S3ObjectStore files = store("cas");
+        files.putIfAbsent("lease", bytes("start")).block();
+        String read = files.getVersioned("lease").block().orElseThrow().version();
+        List<Boolean> results = reactor.core.publisher.Flux.range(0, 8)
+                .flatMap(i -> files.replaceIf("lease", read, bytes("writer-" + i)))
+                .collectList().block();
+        assertThat(results).containsOnlyOnce(true);
+    }
+
+    @Test
     void keysCannotEscapeTheRoot() {
         S3ObjectStore files = store("escape");
         for (String bad : List.of("../x", "/abs", "a//b", "a/./b", "")) {
@@ -92,6 +120,53 @@ class S3ObjectStoreTest {
             assertThat(files.putIfAbsent("k", bytes("1")).block()).isTrue();
             assertThat(files.putIfAbsent("k", bytes("2")).block()).isTrue();
         }
+    }
+
+    /**
+     * Stock S3Proxy compares If-Match in its request handler and then stores unconditionally: two PUTs naming one
+     * ETag that overlap there both land. The server holds each probe replace until a second one arrives, so the
+     * race the probe runs is certain to overlap, and the endpoint is refused.
+     */
+    @Test
+    void anEndpointWhoseIfMatchIsNotAtomicIsRefused() throws Exception {
+        try (S3TestServer racy = S3TestServer.start(S3TestServer.Conditions.IF_MATCH_RACY)) {
+            overlapProbeReplaces(racy);
+            S3ObjectStore files = new S3ObjectStore(racy.root("racy", "g"), StorageFixture.scheduler());
+            assertThatThrownBy(() -> files.requireConditionalWrites().block())
+                    .isInstanceOf(StorageFault.class)
+                    .hasMessageContaining("concurrent PUTs with If-Match of one ETag all landed")
+                    .hasMessageContaining("writer lease");
+            assertThat(files.list("__probe/").block()).as("the probe object is removed").isEmpty();
+            // Sequentially it looks right: a stale ETag is refused.
+            files.put("k", bytes("1")).block();
+            assertThat(files.replaceIf("k", "\"stale\"", bytes("2")).block()).isFalse();
+        }
+    }
+
+    @Test
+    void theTestServersIfMatchIsAtomic() throws Exception {
+        try (S3TestServer honest = S3TestServer.start()) {
+            overlapProbeReplaces(honest);
+            new S3ObjectStore(honest.root("honest", "g"), StorageFixture.scheduler()).requireConditionalWrites().block();
+        }
+    }
+
+    /** Holds the first If-Match PUT of a probe key on the server until a second one arrives, so they overlap. */
+    private static void overlapProbeReplaces(S3TestServer server) {
+        java.util.concurrent.CountDownLatch two = new java.util.concurrent.CountDownLatch(2);
+        server.hook(new S3TestServer.PutHook() {
+            @Override
+            public void before(software.amazon.awssdk.services.s3.model.PutObjectRequest request) {
+                if (request.ifMatch() != null && request.key().contains("__probe/")) {
+                    two.countDown();
+                    try {
+                        two.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        });
     }
 
     @Test

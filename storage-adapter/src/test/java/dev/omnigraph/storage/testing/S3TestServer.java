@@ -8,26 +8,36 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.gaul.s3proxy.S3ErrorCode;
 import org.gaul.s3proxy.S3Proxy;
+import org.gaul.s3proxy.S3ProxyException;
 import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.blobstore.BlobStore;
 import org.gaul.s3proxy.blobstore.ForwardingBlobStore;
 import org.gaul.s3proxy.nio2blob.TransientNio2BlobStore;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 
 /**
  * A real S3-compatible server (S3Proxy over an in-memory blob store) on 127.0.0.1, in this JVM, with SigV4
- * authentication. {@link Conditions#IGNORED} makes it an endpoint that accepts {@code If-None-Match} and ignores
- * it, as some S3-compatible stores do. Every PUT passes through a {@link PutHook} (tests use it to order racing
- * writers) and is counted.
+ * authentication. S3Proxy's in-memory store creates atomically under {@code If-None-Match: *} but does not
+ * condition a replace on {@code If-Match} itself (see {@link Conditions#IF_MATCH_RACY}); by default this server
+ * adds that, comparing the ETag and storing under one lock per key, as AWS S3 behaves. {@link Conditions#IGNORED}
+ * makes it an endpoint that accepts {@code If-None-Match} and ignores it, as some S3-compatible stores do. Every
+ * PUT passes through a {@link PutHook} (tests use it to order racing writers) and is counted.
  */
 public final class S3TestServer implements AutoCloseable {
     public static final String ACCESS_KEY = "omnigraph-test";
     public static final String SECRET_KEY = "omnigraph-test-secret";
 
-    /** Whether the server honours conditional PUTs. */
-    public enum Conditions { HONOURED, IGNORED }
+    /**
+     * How the server treats conditional PUTs. {@code HONOURED}: both atomically, as AWS S3 does. {@code IGNORED}:
+     * {@code If-None-Match} is dropped. {@code IF_MATCH_RACY}: stock S3Proxy 4.1.0 on its transient and filesystem
+     * stores, whose request handler compares {@code If-Match} with the current ETag and then stores unconditionally,
+     * so two PUTs naming one ETag can both pass the comparison and both land.
+     */
+    public enum Conditions { HONOURED, IGNORED, IF_MATCH_RACY }
 
     private final S3Proxy proxy;
     private final BlobStore store;
@@ -38,6 +48,11 @@ public final class S3TestServer implements AutoCloseable {
     /** Runs on the server's request thread around every PUT (it may block there to order racing writers). */
     public interface PutHook {
         default void before(String key) {
+        }
+
+        /** As {@link #before(String)}, for hooks that need the request's conditions. */
+        default void before(PutObjectRequest request) {
+            before(request.key());
         }
 
         default void after(String key, boolean stored) {
@@ -103,6 +118,7 @@ public final class S3TestServer implements AutoCloseable {
 
     private final class Hooked extends ForwardingBlobStore {
         private final Conditions conditions;
+        private final java.util.Map<String, Object> keyLocks = new ConcurrentHashMap<>();
 
         Hooked(BlobStore delegate, Conditions conditions) {
             super(delegate);
@@ -112,18 +128,36 @@ public final class S3TestServer implements AutoCloseable {
         @Override
         public PutObjectResponse putBlob(PutObjectRequest request, InputStream body) {
             puts.incrementAndGet();
-            PutObjectRequest effective = conditions == Conditions.HONOURED ? request
-                    : request.toBuilder().ifNoneMatch(null).ifMatch(null).build();
+            PutObjectRequest effective = conditions == Conditions.IGNORED
+                    ? request.toBuilder().ifNoneMatch(null).build() : request;
             PutHook current = hook;
-            current.before(request.key());
+            current.before(request);
             boolean stored = false;
             try {
-                PutObjectResponse response = super.putBlob(effective, body);
+                PutObjectResponse response;
+                if (conditions == Conditions.HONOURED && request.ifMatch() != null) {
+                    synchronized (keyLocks.computeIfAbsent(request.bucket() + "/" + request.key(), k -> new Object())) {
+                        HeadObjectResponse head = blobMetadataIfPresent(request.bucket(), request.key());
+                        if (head == null) {
+                            throw new S3ProxyException(S3ErrorCode.NO_SUCH_KEY);
+                        }
+                        if (!unquoted(head.eTag()).equals(unquoted(request.ifMatch()))) {
+                            throw new S3ProxyException(S3ErrorCode.PRECONDITION_FAILED);
+                        }
+                        response = super.putBlob(effective, body);
+                    }
+                } else {
+                    response = super.putBlob(effective, body);
+                }
                 stored = true;
                 return response;
             } finally {
                 current.after(request.key(), stored);
             }
+        }
+
+        private static String unquoted(String etag) {
+            return etag == null ? "" : etag.replace("\"", "");
         }
     }
 }
