@@ -9,7 +9,9 @@ import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.RootLock;
+import dev.omnigraph.storage.lease.LeaseSettings;
 import dev.omnigraph.storage.root.GraphRoot;
+import dev.omnigraph.storage.testing.TestClock;
 import dev.omnigraph.storage.testing.S3TestServer;
 import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.file.Files;
@@ -68,7 +70,11 @@ class S3CrashMatrixTest {
                 FailpointCatalog.point(scenario.writer, step) + "=exit", dir.resolve("tmp"), environment());
         assertThat(run.died()).as(run.output()).isTrue();
 
-        Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
+        // The dead child's lease outlives it: this process takes it over once it expired (by a clock moved past it).
+        TestClock later = TestClock.startingNow();
+        later.advance(S3LeaseProcessesTest.LEASE.plusMinutes(1));
+        Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE,
+                LeaseSettings.of(S3LeaseProcessesTest.LEASE).withClock(later)).block();
         try {
             boolean forward = audited == RecoveryRecord.Kind.RolledForward;
             assertThat(CrashHarness.state(reopened, services)).isEqualTo(forward ? expected.after() : expected.before());
@@ -76,16 +82,16 @@ class S3CrashMatrixTest {
             assertThat(reopened.recoveries().collectList().block()).singleElement()
                     .satisfies(record -> assertThat(record.kind()).isEqualTo(audited));
         } finally {
-            reopened.close();
+            reopened.closeAsync().block();
         }
     }
 
     private static List<String> environment() {
-        return server.environment().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
+        return S3LeaseProcessesTest.environment(server);
     }
 
     /** Copies a local graph's files to the S3 root, key for key (Lance datasets hold relative paths only). */
-    private static void upload(Path template, ObjectStore target) throws Exception {
+    static void upload(Path template, ObjectStore target) throws Exception {
         List<Path> files;
         try (Stream<Path> walk = Files.walk(template)) {
             files = walk.filter(Files::isRegularFile).filter(f -> !f.getFileName().toString().equals(RootLock.FILE)).toList();
