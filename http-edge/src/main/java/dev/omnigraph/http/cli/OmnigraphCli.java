@@ -46,6 +46,8 @@ public final class OmnigraphCli {
             + "S3 addressing (else $OMNIGRAPH_S3_PATH_STYLE; default: on when an endpoint is given).")
     Boolean s3PathStyle;
     private StorageServices created;
+    /** Every graph this run opened: closed (leases given back) before the run returns. */
+    private final java.util.List<dev.omnigraph.engine.Omnigraph> opened = new java.util.ArrayList<>();
 
     private OmnigraphCli(PrintStream out, PrintStream err, StorageServices services) {
         this.out = out;
@@ -80,6 +82,7 @@ public final class OmnigraphCli {
         try {
             return commandLine.execute(args);
         } finally {
+            cli.closeGraphs();
             cli.closeServices();
         }
     }
@@ -122,6 +125,29 @@ public final class OmnigraphCli {
         if (injected != null) return injected;
         if (created == null) created = StorageServices.create();
         return created;
+    }
+
+    /** Records a graph this run opened, so it is closed when the run ends. */
+    synchronized dev.omnigraph.engine.Omnigraph opened(dev.omnigraph.engine.Omnigraph graph) {
+        opened.add(graph);
+        return graph;
+    }
+
+    /**
+     * Closes every graph this run opened and waits until each gave its writer tenure back: a lease object would
+     * otherwise stay held until it expires, and the next command on the root would be refused meanwhile. The CLI's
+     * thread may block. A failure to give one back is reported, not thrown: the command's own outcome stands.
+     */
+    private synchronized void closeGraphs() {
+        for (dev.omnigraph.engine.Omnigraph graph : opened) {
+            try {
+                graph.closeAsync().block();
+            } catch (RuntimeException failed) {
+                err.println("warning: could not give back the writer lease of " + graph.location().displayUri()
+                        + ": " + Exceptions.unwrap(failed).getMessage());
+            }
+        }
+        opened.clear();
     }
 
     private synchronized void closeServices() {
