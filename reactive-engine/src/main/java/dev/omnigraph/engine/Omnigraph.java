@@ -381,6 +381,11 @@ public final class Omnigraph implements AutoCloseable {
         return root;
     }
 
+    /** The root's small-object store (its directory or S3 prefix), for files kept beside the graph: stored queries. */
+    public ObjectStore objectStore() {
+        return files;
+    }
+
     /**
      * Whether this handle can no longer write because its process lost the writer lease (a server then opens the
      * graph again, as a follower or, once the lease is free, as the writer). No storage call.
