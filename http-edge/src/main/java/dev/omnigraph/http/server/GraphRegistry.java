@@ -140,11 +140,14 @@ final class GraphRegistry {
         return HttpProblem.notFound("no graph '" + id + "' is served here");
     }
 
-    /** Closes every opened handle (graphs share the storage services, which the caller owns). */
+    /**
+     * Closes every opened handle and completes once each gave its writer tenure back, so a lease is free for the
+     * next server the moment this one has shut down (graphs share the storage services, which the caller owns).
+     */
     Mono<Void> closeAll() {
         return Flux.fromIterable(List.copyOf(open.values()))
                 .flatMap(m -> m.onErrorResume(e -> Mono.empty()))
-                .doOnNext(Omnigraph::close)
+                .flatMap(graph -> graph.closeAsync().onErrorResume(e -> Mono.empty()))
                 .then(Mono.fromRunnable(open::clear));
     }
 }
