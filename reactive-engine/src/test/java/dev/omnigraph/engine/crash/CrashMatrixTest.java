@@ -143,22 +143,26 @@ class CrashMatrixTest {
         }
     }
 
-    @Test
-    void aRecoveryKilledWhileRollingForwardIsFinishedByTheNextOpen(@TempDir Path dir) throws Exception {
+    static Stream<String> rollForwardRecoveryPoints() {
+        return Stream.of(FailpointCatalog.SWEEP_AFTER_FORWARD_PUBLISH, FailpointCatalog.AUDIT_RECORD,
+                FailpointCatalog.SWEEP_AFTER_AUDIT, FailpointCatalog.SIDECAR_DELETE);
+    }
+
+    /** One invocation per recovery point: each kills two child JVMs, so each gets its own timeout budget. */
+    @ParameterizedTest(name = "recovery rolling forward killed at {0}")
+    @MethodSource("rollForwardRecoveryPoints")
+    void aRecoveryKilledWhileRollingForwardIsFinishedByTheNextOpen(String recoveryPoint, @TempDir Path dir) throws Exception {
         CrashHarness.Expectation expected = CrashHarness.expectation(CrashScenario.APPEND, services, scratch);
-        for (String recoveryPoint : List.of(FailpointCatalog.SWEEP_AFTER_FORWARD_PUBLISH, FailpointCatalog.AUDIT_RECORD,
-                FailpointCatalog.SWEEP_AFTER_AUDIT, FailpointCatalog.SIDECAR_DELETE)) {
-            Path root = dir.resolve(recoveryPoint.replace(':', '_'));
-            CrashHarness.copy(expected.template(), root);
-            assertThat(CrashHarness.runChild(root, "APPEND", "load.after_confirm=exit", dir.resolve("tmp1")).died()).isTrue();
-            // A second process opens read-write; its sweep rolls the write forward and dies mid-recovery.
-            assertThat(CrashHarness.runChild(root, "OPEN", recoveryPoint + "=exit", dir.resolve("tmp2")).died()).isTrue();
-            Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
-            assertThat(CrashHarness.state(reopened)).as(recoveryPoint).isEqualTo(expected.after());
-            assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
-            assertThat(reopened.recoveries().collectList().block()).as(recoveryPoint).singleElement()
-                    .satisfies(r -> assertThat(r.kind()).isEqualTo(RecoveryRecord.Kind.RolledForward));
-        }
+        Path root = dir.resolve(recoveryPoint.replace(':', '_'));
+        CrashHarness.copy(expected.template(), root);
+        assertThat(CrashHarness.runChild(root, "APPEND", "load.after_confirm=exit", dir.resolve("tmp1")).died()).isTrue();
+        // A second process opens read-write; its sweep rolls the write forward and dies mid-recovery.
+        assertThat(CrashHarness.runChild(root, "OPEN", recoveryPoint + "=exit", dir.resolve("tmp2")).died()).isTrue();
+        Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
+        assertThat(CrashHarness.state(reopened)).as(recoveryPoint).isEqualTo(expected.after());
+        assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(reopened.recoveries().collectList().block()).as(recoveryPoint).singleElement()
+                .satisfies(r -> assertThat(r.kind()).isEqualTo(RecoveryRecord.Kind.RolledForward));
     }
 
     @Test
