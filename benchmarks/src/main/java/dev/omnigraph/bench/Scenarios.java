@@ -6,7 +6,7 @@ import java.util.List;
 public final class Scenarios {
     public static final List<String> NAMES = List.of("single-insert", "single-insert-neo4j", "point-read",
             "concurrent-writers", "bulk-load", "recovery-sweep", "history-depth", "branches", "branch-merge", "point-read-indexed", "optimize",
-            "nearest-indexed", "bm25-search");
+            "nearest-indexed", "bm25-search", "s3-roots");
 
     private Scenarios() {
     }
@@ -26,6 +26,7 @@ public final class Scenarios {
             case "optimize" -> new OptimizeScenario();
             case "nearest-indexed" -> new NearestBench();
             case "bm25-search" -> new Bm25Bench();
+            case "s3-roots" -> new S3Roots();
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
     }

@@ -60,10 +60,11 @@ final class SingleInsert implements Scenario {
     }
 
     static <T> void step(BenchContext ctx, Series row, java.util.function.Supplier<reactor.core.publisher.Mono<T>> op) {
-        if (row == null) {
-            ctx.run(op);
-        } else {
-            ctx.measure(row, op);
-        }
+        stepValue(ctx, row, op);
+    }
+
+    /** Runs {@code op}, measured into {@code row} unless it is null (a warm-up), and returns its value. */
+    static <T> T stepValue(BenchContext ctx, Series row, java.util.function.Supplier<reactor.core.publisher.Mono<T>> op) {
+        return row == null ? ctx.run(op) : ctx.measure(row, op);
     }
 }

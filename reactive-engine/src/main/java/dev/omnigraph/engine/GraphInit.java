@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -38,16 +39,16 @@ final class GraphInit {
     private static final Logger LOG = LoggerFactory.getLogger(GraphInit.class);
 
     private final StorageServices services;
-    private final Path root;
+    private final GraphRoot root;
     private final boolean rootCreated;
     private final SchemaFiles.Accepted accepted;
     private final Failpoints failpoints;
     private final ObjectStore files;
     private final ManifestStore manifest;
-    /** Paths this attempt created (or started creating), removed again if it fails. */
-    private final List<Path> created = new CopyOnWriteArrayList<>();
+    /** Root-relative paths this attempt created (or started creating), removed again if it fails. */
+    private final List<String> created = new CopyOnWriteArrayList<>();
 
-    GraphInit(StorageServices services, Path root, boolean rootCreated, SchemaFiles.Accepted accepted,
+    GraphInit(StorageServices services, GraphRoot root, boolean rootCreated, SchemaFiles.Accepted accepted,
               Failpoints failpoints, ObjectStore files, ManifestStore manifest) {
         this.services = services;
         this.root = root;
@@ -60,7 +61,7 @@ final class GraphInit {
 
     /** Completes when the graph exists; fails with the root as it found it (claim included) otherwise. */
     Mono<Void> run() {
-        return files.exists(MANIFEST_MARKER)
+        return graphExists()
                 .flatMap(exists -> exists
                         ? Mono.error(new Conflict("a graph already exists at " + root))
                         : files.putIfAbsent(CLAIM, claim()))
@@ -77,48 +78,66 @@ final class GraphInit {
                         }));
     }
 
+    /** A local root has a {@code _versions} directory; an object store has only keys below it. */
+    private Mono<Boolean> graphExists() {
+        return root instanceof GraphRoot.Local ? files.exists(MANIFEST_MARKER)
+                : files.list(MANIFEST_MARKER + "/").map(keys -> !keys.isEmpty());
+    }
+
     private Mono<Void> build() {
         return failpoints.hit(FailpointCatalog.INIT_AFTER_CLAIM)
                 .thenMany(Flux.fromIterable(accepted.catalog().tables()).concatMap(this::createTable))
                 .collectList()
                 .flatMap(entries -> failpoints.hit(FailpointCatalog.INIT_AFTER_TABLES)
                         .then(Mono.fromRunnable(() -> List.of(SchemaFiles.SOURCE, SchemaFiles.IR, SchemaFiles.STATE)
-                                .forEach(key -> created.add(root.resolve(key)))))
+                                .forEach(created::add)))
                         .then(SchemaFiles.write(files, accepted))
                         .then(failpoints.hit(FailpointCatalog.INIT_AFTER_SCHEMA_FILES))
-                        .then(Mono.fromRunnable(() -> created.add(root.resolve(ManifestSchema.DIRECTORY))))
+                        .then(Mono.fromRunnable(() -> created.add(ManifestSchema.DIRECTORY)))
                         .then(manifest.create(entries, Ulid.next(), Omnigraph.nowMicros())))
                 .then();
     }
 
     /** Creates one table's dataset, remembering it as this attempt's only when nothing was at its path. */
     private Mono<TableEntry> createTable(CatalogTable table) {
-        Path path = root.resolve(table.datasetPath());
-        return services.scheduler().call(() -> Files.notExists(path))
+        String relative = table.datasetPath();
+        return isAbsent(relative)
                 .doOnNext(free -> {
                     if (free) {
-                        created.add(path);
+                        created.add(relative);
                     }
                 })
-                .then(services.tables().create(path.toString(), table.arrowSchema()))
+                .then(services.tables().create(root.uri() + "/" + relative, table.arrowSchema()))
                 .map(snapshot -> new TableEntry(table.tableKey(), table.typeId(), table.incarnationId(),
                         table.datasetPath(), snapshot.version(), Optional.empty(), 0, false));
     }
 
+    private Mono<Boolean> isAbsent(String relative) {
+        return root instanceof GraphRoot.Local local
+                ? services.scheduler().call(() -> Files.notExists(local.directory().resolve(relative)))
+                : files.list(relative + "/").map(List::isEmpty);
+    }
+
     /** Removes what this attempt created, newest first, then the claim; a failure here keeps the claim. */
     private Mono<Void> abandon() {
-        return services.scheduler().run(() -> {
-            List<Path> ours = List.copyOf(created);
-            for (int i = ours.size() - 1; i >= 0; i--) {
-                deleteTree(ours.get(i));
-            }
-            for (Path parent : ours.stream().map(Path::getParent).distinct().toList()) {
-                if (!parent.equals(root)) {
-                    deleteIfEmpty(parent);
+        List<String> ours = List.copyOf(created);
+        Mono<Void> removal = root instanceof GraphRoot.Local local ? services.scheduler().run(() -> {
+                Path dir = local.directory();
+                for (int i = ours.size() - 1; i >= 0; i--) {
+                    deleteTree(dir.resolve(ours.get(i)));
                 }
-            }
-        }).then(files.delete(CLAIM)).then(Mono.fromCallable(() -> rootCreated)
-                .flatMap(remove -> remove ? services.scheduler().run(() -> deleteIfEmpty(root)) : Mono.empty()))
+                for (Path parent : ours.stream().map(key -> dir.resolve(key).getParent()).distinct().toList()) {
+                    if (!parent.equals(dir)) {
+                        deleteIfEmpty(parent);
+                    }
+                }
+            })
+            // An object store has no directories: remove every object under each created path, and the path itself.
+            : Flux.fromIterable(ours).concatMap(key -> files.list(key + "/")
+                    .flatMapMany(Flux::fromIterable).concatWith(Mono.just(key)).concatMap(files::delete)).then();
+        return removal.then(files.delete(CLAIM)).then(Mono.fromCallable(() -> rootCreated)
+                .flatMap(remove -> remove && root instanceof GraphRoot.Local local
+                        ? services.scheduler().run(() -> deleteIfEmpty(local.directory())) : Mono.empty()))
                 .onErrorResume(cleanup -> {
                     LOG.warn("a failed init of {} could not remove what it created: {}", root, cleanup.toString());
                     return Mono.empty();

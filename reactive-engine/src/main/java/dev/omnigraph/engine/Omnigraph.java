@@ -64,6 +64,7 @@ import dev.omnigraph.storage.manifest.ManifestStore;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -79,7 +80,7 @@ import reactor.core.publisher.Mono;
 public final class Omnigraph implements AutoCloseable {
     static final String INIT_CLAIM = GraphInit.CLAIM;
 
-    private final Path root;
+    private final GraphRoot root;
     private final OpenMode mode;
     private final StorageServices services;
     private final ObjectStore files;
@@ -101,7 +102,7 @@ public final class Omnigraph implements AutoCloseable {
     private volatile String writerElsewhere;
     private volatile IdempotencySettings idempotency = IdempotencySettings.fromEnvironment();
 
-    private Omnigraph(Path root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
+    private Omnigraph(GraphRoot root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
                       SchemaFiles.Accepted schema, WriterTenure tenure) {
         this.root = root;
         this.tenure = tenure;
@@ -113,7 +114,7 @@ public final class Omnigraph implements AutoCloseable {
         this.schema = schema;
         // A read-write handle holds the writer tenure, so it may answer sidecar listings from the shared view.
         this.sidecars = tenure == null ? new SidecarStore(files, failpoints)
-                : SidecarStore.shared(root.toString(), files, failpoints);
+                : SidecarStore.shared(root.uri(), files, failpoints);
     }
 
     // ---- init ----------------------------------------------------------------------------------------------
@@ -124,41 +125,51 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     /**
-     * Creates a new graph: one empty dataset per type, the schema contract files, then {@code __manifest} with the
-     * stamp, every table, the genesis commit and {@code graph_head:main}. The manifest is written last, so an
+     * Creates a new graph at {@code root}: the schema contract files, one empty Lance dataset per node/edge type,
+     * and the {@code __manifest} registering them all. Refused when {@code root} already holds a graph. An
      * interrupted init leaves a root that {@link #open} refuses as half-initialised, never a graph missing a table.
      */
     public static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource) {
+        return init(services, new GraphRoot.Local(root), schemaSource);
+    }
+
+    /** Creates a new graph at {@code root} (a local directory or an S3 prefix); see {@link #init(StorageServices, Path, String)}. */
+    public static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource) {
         return init(services, root, schemaSource, Failpoints.fromEnvironment());
     }
 
     /** As {@link #init(StorageServices, Path, String)}, with the failpoints ({@code init.*}) a test armed. */
     static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource, Failpoints failpoints) {
-        return init(services, root, schemaSource, failpoints, LeaseSettings.fromEnvironment());
+        return init(services, new GraphRoot.Local(root), schemaSource, failpoints);
+    }
+
+    static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource, Failpoints failpoints) {
+        return Mono.defer(() -> init(services, root, schemaSource, failpoints, LeaseSettings.fromEnvironment()));
     }
 
     /** As {@link #init(StorageServices, Path, String)}, holding the new root with {@code lease}. */
     public static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource, LeaseSettings lease) {
+        return init(services, new GraphRoot.Local(root), schemaSource, lease);
+    }
+
+    /** As {@link #init(StorageServices, GraphRoot, String)}, holding the new root with {@code lease}. */
+    public static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource, LeaseSettings lease) {
         return init(services, root, schemaSource, Failpoints.fromEnvironment(), lease);
     }
 
-    private static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource, Failpoints failpoints,
-                                        LeaseSettings lease) {
+    private static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource,
+                                        Failpoints failpoints, LeaseSettings lease) {
         return Mono.defer(() -> {
             // Compile before any I/O: a bad schema changes nothing on disk.
             SchemaFiles.Accepted accepted = SchemaFiles.Accepted.compile(schemaSource,
                     SchemaIr.initial(SchemaCompiler.compile(schemaSource), Ulid.next()));
-            return services.scheduler().call(() -> {
-                boolean existed = Files.isDirectory(root);
-                Files.createDirectories(root);
-                return Map.entry(canonical(root), !existed);
-            }).flatMap(made -> {
-                Path canonical = made.getKey();
+            return RootAccess.forInit(services, root).flatMap(made -> {
+                GraphRoot canonical = made.root();
                 ObjectStore files = services.objectStore(canonical);
-                ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
+                ManifestStore manifest = new ManifestStore(canonical.uri(), services.tables());
                 // The writer tenure is taken once the graph exists: a failed init leaves no lock file behind.
-                return new GraphInit(services, canonical, made.getValue(), accepted, failpoints, files, manifest).run()
-                        .then(WriterTenure.acquire(files, Optional.of(canonical), lease, services.scheduler()))
+                return new GraphInit(services, canonical, made.created(), accepted, failpoints, files, manifest).run()
+                        .then(RootAccess.tenure(services, canonical, files, lease))
                         .flatMap(held -> ManifestFence.establish(manifest, held)
                                 .onErrorResume(failure -> held.release().then(Mono.error(failure)))
                                 .thenReturn(new Omnigraph(canonical, OpenMode.READ_WRITE, services, files, manifest,
@@ -185,6 +196,15 @@ public final class Omnigraph implements AutoCloseable {
      * ({@link LeaseSettings#fromEnvironment()}).
      */
     public static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode) {
+        return open(services, new GraphRoot.Local(root), mode);
+    }
+
+    /**
+     * Opens the graph at {@code root}, a local directory or an S3 prefix. On S3 a read-write open first checks
+     * that the endpoint honours conditional writes (refused with a {@code storage_fault} otherwise) and takes the
+     * lease object under the root.
+     */
+    public static Mono<Omnigraph> open(StorageServices services, GraphRoot root, OpenMode mode) {
         // Only a read-write open reads the lease settings: a read-only one takes nothing and never waits.
         return Mono.defer(() -> open(services, root, mode,
                 mode == OpenMode.READ_WRITE ? LeaseSettings.fromEnvironment() : LeaseSettings.defaults()));
@@ -196,6 +216,11 @@ public final class Omnigraph implements AutoCloseable {
      * instead of the OS lock.
      */
     public static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode, LeaseSettings lease) {
+        return open(services, new GraphRoot.Local(root), mode, lease);
+    }
+
+    /** As {@link #open(StorageServices, Path, OpenMode, LeaseSettings)}, for any kind of root. */
+    public static Mono<Omnigraph> open(StorageServices services, GraphRoot root, OpenMode mode, LeaseSettings lease) {
         return open(services, root, mode, lease, false);
     }
 
@@ -205,23 +230,23 @@ public final class Omnigraph implements AutoCloseable {
      * clients send writes there. A follower never takes over by itself: open again (servers do so periodically).
      */
     public static Mono<Omnigraph> openServing(StorageServices services, Path root, LeaseSettings lease) {
+        return openServing(services, new GraphRoot.Local(root), lease);
+    }
+
+    /** As {@link #openServing(StorageServices, Path, LeaseSettings)}, for any kind of root. */
+    public static Mono<Omnigraph> openServing(StorageServices services, GraphRoot root, LeaseSettings lease) {
         return open(services, root, OpenMode.READ_WRITE, lease, true);
     }
 
-    private static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode, LeaseSettings lease,
+    private static Mono<Omnigraph> open(StorageServices services, GraphRoot root, OpenMode mode, LeaseSettings lease,
                                         boolean follow) {
-        return services.scheduler().call(() -> {
-            if (!Files.isDirectory(root)) {
-                throw new NotFound("graph", root.getFileName() == null ? "" : root.getFileName().toString(),
-                        "no graph at " + root + ": the directory does not exist");
-            }
-            return canonical(root);
-        }).flatMap(canonical -> {
+        return RootAccess.forOpen(services, root, mode).flatMap(prepared -> {
+            GraphRoot canonical = prepared.root();
             ObjectStore files = services.objectStore(canonical);
             if (mode != OpenMode.READ_WRITE) {
                 return open(services, canonical, mode, files, null);
             }
-            Mono<WriterTenure> tenure = WriterTenure.acquire(files, Optional.of(canonical), lease, services.scheduler());
+            Mono<WriterTenure> tenure = RootAccess.tenure(services, canonical, files, lease);
             if (!follow) {
                 return tenure.flatMap(held -> open(services, canonical, mode, files, held));
             }
@@ -235,14 +260,14 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     /** The open itself, once a read-write open holds the root ({@code tenure}; null when read-only). */
-    private static Mono<Omnigraph> open(StorageServices services, Path canonical, OpenMode mode, ObjectStore files,
+    private static Mono<Omnigraph> open(StorageServices services, GraphRoot canonical, OpenMode mode, ObjectStore files,
                                         WriterTenure tenure) {
-        ManifestStore manifest = new ManifestStore(canonical.toString(), services.tables());
+        ManifestStore manifest = new ManifestStore(canonical.uri(), services.tables());
         // A read-write open first finishes or undoes an interrupted schema apply: until then the contract
         // files and the manifest may disagree.
         Mono<Void> schemaRecovery = mode == OpenMode.READ_WRITE
                 ? manifest.load(GraphBranches.MAIN).onErrorResume(NotFound.class, missing -> Mono.empty())
-                        .flatMap(found -> SchemaEvolution.recover(services, canonical, files, manifest, tenure))
+                        .flatMap(found -> SchemaEvolution.recover(services, canonical.uri(), files, manifest, tenure))
                 : Mono.empty();
         // A lease holder fences the manifest before anything publishes or rolls back (the sweep included).
         Mono<Void> fenced = tenure == null ? Mono.empty() : ManifestFence.establish(manifest, tenure);
@@ -266,17 +291,17 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     /** A root without a manifest is either not a graph or the remains of an interrupted init. */
-    private static Mono<ManifestState> explainMissingManifest(ObjectStore files, Path root, NotFound missing) {
+    private static Mono<ManifestState> explainMissingManifest(ObjectStore files, GraphRoot root, NotFound missing) {
         return Mono.zip(files.exists(INIT_CLAIM), files.exists(SchemaFiles.SOURCE)).flatMap(found -> {
             if (found.getT1() || found.getT2()) {
                 return Mono.error(new Conflict("the graph at " + root + " is half-initialised (an init was interrupted"
                         + " before its manifest was written); remove the directory and run init again"));
             }
-            return Mono.error(new NotFound("graph", root.toString(), "no graph at " + root + "; run init first"));
+            return Mono.error(new NotFound("graph", root.uri(), "no graph at " + root + "; run init first"));
         });
     }
 
-    private static void requireRegistrationsMatch(Path root, Catalog catalog, ManifestState state) {
+    private static void requireRegistrationsMatch(GraphRoot root, Catalog catalog, ManifestState state) {
         Set<String> registered = new HashSet<>();
         for (TableEntry entry : state.liveTables()) {
             registered.add(entry.tableKey());
@@ -304,7 +329,7 @@ public final class Omnigraph implements AutoCloseable {
         synchronized (this) {
             schemaVersion = mainVersion;
         }
-        adoptIfNewer(LiveSchemas.offer(root.toString(), mine));
+        adoptIfNewer(LiveSchemas.offer(root.uri(), mine));
         return this;
     }
 
@@ -316,7 +341,7 @@ public final class Omnigraph implements AutoCloseable {
      */
     private Mono<Void> refreshed() {
         return Mono.defer(() -> {
-            LiveSchemas.newest(root.toString()).ifPresent(this::adoptIfNewer);
+            LiveSchemas.newest(root.uri()).ifPresent(this::adoptIfNewer);
             if (mode == OpenMode.READ_WRITE) {
                 return Mono.empty();
             }
@@ -324,7 +349,7 @@ public final class Omnigraph implements AutoCloseable {
             return files.get(SchemaFiles.STATE).flatMap(bytes -> bytes.isPresent() && SchemaFiles.describes(bytes.get(), mine)
                     ? Mono.<Void>empty()
                     : manifest.latest(GraphBranches.MAIN).zipWith(SchemaFiles.read(files))
-                            .doOnNext(read -> adoptIfNewer(LiveSchemas.offer(root.toString(),
+                            .doOnNext(read -> adoptIfNewer(LiveSchemas.offer(root.uri(),
                                     new LiveSchemas.Labeled(read.getT1().version(), read.getT2()))))
                             .onErrorResume(StorageFault.class, halfPromoted -> Mono.empty())
                             .then());
@@ -340,9 +365,25 @@ public final class Omnigraph implements AutoCloseable {
 
     // ---- reads ---------------------------------------------------------------------------------------------
 
-    /** The canonical root directory of this graph (absolute, symlinks resolved). */
+    /**
+     * The canonical root directory of this graph (absolute, symlinks resolved). A graph on S3 has none: use
+     * {@link #location()}.
+     */
     public Path root() {
+        if (root instanceof GraphRoot.Local local) {
+            return local.directory();
+        }
+        throw new BadRequest("the graph at " + root + " is on object storage and has no local directory");
+    }
+
+    /** Where this graph lives: its canonical local directory or its S3 prefix. */
+    public GraphRoot location() {
         return root;
+    }
+
+    /** The root's small-object store (its directory or S3 prefix), for files kept beside the graph: stored queries. */
+    public ObjectStore objectStore() {
+        return files;
     }
 
     /**
@@ -444,7 +485,7 @@ public final class Omnigraph implements AutoCloseable {
                         .orElseGet(() -> compileRead(source, queryName, catalog));
                 ReadPlan plan = (ReadPlan) compiled;
                 BoundParams bound = compiled.bind(params);
-                QueryResult result = new QueryExecutor(services.tables(), root.toString(), catalog, failpoints, corpusStats)
+                QueryResult result = new QueryExecutor(services.tables(), root.uri(), catalog, failpoints, corpusStats)
                         .execute(plan, bound, snapshot.manifest(), now, limits);
                 List<QueryOutput.Column> columns = result.columns().stream()
                         .map(column -> new QueryOutput.Column(column.name(), column.type())).toList();
@@ -472,7 +513,7 @@ public final class Omnigraph implements AutoCloseable {
     /** The graph at {@code target} as NDJSON lines in the load format (nodes first, then edges). */
     public Flux<String> export(ReadTarget target, Set<String> typeNames) {
         return refreshed().then(snapshot(target)).flatMapMany(snapshot ->
-                new GraphExporter(services.tables(), root.toString(), catalog()).export(snapshot.manifest(), typeNames));
+                new GraphExporter(services.tables(), root.uri(), catalog()).export(snapshot.manifest(), typeNames));
     }
 
     /**
@@ -482,7 +523,7 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<byte[]> blob(ReadTarget target, String typeName, String id, String property) {
         return refreshed().then(snapshot(target)).flatMap(snapshot ->
-                new dev.omnigraph.engine.read.BlobReader(services.tables(), root.toString(), catalog())
+                new dev.omnigraph.engine.read.BlobReader(services.tables(), root.uri(), catalog())
                         .read(snapshot.manifest(), typeName, id, property));
     }
 
@@ -639,7 +680,7 @@ public final class Omnigraph implements AutoCloseable {
 
     /** The recovery audit log: one record per sidecar recovery ever finished on this graph, oldest first. */
     public Flux<RecoveryRecord> recoveries() {
-        return new RecoveryAudit(root.toString(), services.tables()).list();
+        return new RecoveryAudit(root.uri(), services.tables()).list();
     }
 
     /**
@@ -677,6 +718,11 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<dev.omnigraph.engine.cleanup.CleanupReport> cleanup(dev.omnigraph.engine.cleanup.CleanupOptions options) {
         return Mono.defer(() -> {
+            // Version GC walks the dataset directories (file times, listings): local roots only, refused before any effect.
+            if (root instanceof GraphRoot.S3) {
+                throw new BadRequest("cleanup: version cleanup supports graph roots on the local filesystem only, not "
+                        + root.displayUri());
+            }
             if (options.confirm()) {
                 requireWritable("cleanup --confirm");
             }
@@ -724,12 +770,12 @@ public final class Omnigraph implements AutoCloseable {
 
     /** The idempotency keys of this root (shared with every other handle on it in this process). */
     public IdempotencyIndex idempotencyIndex() {
-        return IdempotencyIndex.forRoot(root.toString());
+        return IdempotencyIndex.forRoot(root.uri());
     }
 
     /** The process-local gates of this root (shared with every other handle on it). */
     public Gates gates() {
-        return Gates.forRoot(root.toString());
+        return Gates.forRoot(root.uri());
     }
 
     /** The plan from the accepted schema to {@code source}, against main's current data; changes nothing. */
@@ -758,7 +804,7 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     WriteContext writeContext() {
-        return new WriteContext(root.toString(), catalog(), schema.state().schemaIrHash(),
+        return new WriteContext(root.uri(), catalog(), schema.state().schemaIrHash(),
                 schema.state().schemaIdentityDomain(), services.tables(), manifest, publisher, sidecars, gates(),
                 failpoints, limits, idempotency);
     }
@@ -811,11 +857,6 @@ public final class Omnigraph implements AutoCloseable {
     static long nowMicros() {
         java.time.Instant now = java.time.Instant.now();
         return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000L;
-    }
-
-    /** One key per graph root: absolute, normalised, symlinks resolved (blocking: call on a storage thread). */
-    private static Path canonical(Path root) throws java.io.IOException {
-        return root.toAbsolutePath().normalize().toRealPath();
     }
 
     /**

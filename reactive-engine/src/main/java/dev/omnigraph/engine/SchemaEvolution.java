@@ -13,7 +13,6 @@ import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.ManifestBatchPublisher;
 import dev.omnigraph.storage.manifest.ManifestStore;
-import java.nio.file.Path;
 import reactor.core.publisher.Mono;
 
 /** Wiring of the schema applier and its open-time recovery into the facade. */
@@ -38,12 +37,12 @@ final class SchemaEvolution {
     }
 
     /** Before a read-write open reads the contract: any interrupted apply resolved, under the exclusive schema gate. */
-    static Mono<Void> recover(StorageServices services, Path root, ObjectStore files, ManifestStore manifest,
+    static Mono<Void> recover(StorageServices services, String root, ObjectStore files, ManifestStore manifest,
                               dev.omnigraph.storage.WriterFence fence) {
         Failpoints failpoints = Failpoints.fromEnvironment();
-        Gates gates = Gates.forRoot(root.toString());
+        Gates gates = Gates.forRoot(root);
         // The contract is not known yet: recovery needs only storage, manifest, sidecars and gates.
-        WriteContext ctx = new WriteContext(root.toString(), null, "", "", services.tables(), manifest,
+        WriteContext ctx = new WriteContext(root, null, "", "", services.tables(), manifest,
                 new ManifestBatchPublisher(manifest, fence), new SidecarStore(files, failpoints), gates, failpoints,
                 WriteLimits.DEFAULT, IdempotencySettings.fromEnvironment());
         return Mono.usingWhen(gates.exclusiveSchema(), permit -> new SchemaApplyRecovery(ctx, files).recoverAll(),

@@ -5,6 +5,8 @@ import dev.omnigraph.storage.LocalObjectStore;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.StorageScheduler;
 import dev.omnigraph.storage.TableStorage;
+import dev.omnigraph.storage.root.GraphRoot;
+import dev.omnigraph.storage.root.S3ObjectStore;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
@@ -52,6 +54,12 @@ public record StorageServices(StorageScheduler scheduler, TableStorage tables, U
     /** The small-file store of graph root {@code root} (internal: the engine's own plumbing). */
     public ObjectStore objectStore(Path root) {
         return objectStores.apply(new LocalObjectStore(root, scheduler));
+    }
+
+    /** The small-file store of {@code root}: its directory, or its S3 prefix. */
+    public ObjectStore objectStore(GraphRoot root) {
+        return root instanceof GraphRoot.S3 s3 ? objectStores.apply(new S3ObjectStore(s3, scheduler))
+                : objectStore(((GraphRoot.Local) root).directory());
     }
 
     /** Closes the table storage and the scheduler; graphs still using them fail afterwards. */

@@ -33,7 +33,9 @@ class SingleWriterTest {
         public static void main(String[] args) throws Exception {
             Omnigraph graph;
             try {
-                graph = Omnigraph.open(Path.of(args[0]), OpenMode.READ_WRITE).block();
+                // a path, or s3://… with S3 settings from the environment
+                graph = Omnigraph.open(StorageServices.shared(), dev.omnigraph.storage.root.GraphRoot.parse(args[0]),
+                        OpenMode.READ_WRITE).block();
             } catch (Conflict refused) {
                 System.out.println("REFUSED " + refused.getMessage());
                 System.out.flush();

@@ -68,7 +68,8 @@ public final class LanceTableStorage implements TableStorage {
             StorageScheduler.requireStorageThread("create");
             try (BufferAllocator allocator = childAllocator("create");
                  Dataset created = Dataset.create(allocator, path, schema, new WriteParams.Builder()
-                         .withEnableStableRowIds(true).withDataStorageVersion(FILE_VERSION).build())) {
+                         .withEnableStableRowIds(true).withDataStorageVersion(FILE_VERSION)
+                         .withStorageOptions(LanceStorageOptions.forUri(path)).build())) {
                 // Auto-cleanup ignores branches and manifest pins; version GC is ours alone.
                 Map<String, String> removals = new HashMap<>();
                 AUTO_CLEANUP_KEYS.forEach(key -> removals.put(key, null));
@@ -547,7 +548,7 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     static Dataset openDataset(BufferAllocator allocator, TableRef ref, OptionalLong version) {
-        ReadOptions.Builder options = new ReadOptions.Builder();
+        ReadOptions.Builder options = new ReadOptions.Builder().setStorageOptions(LanceStorageOptions.forUri(ref.uri()));
         if (version.isPresent()) {
             options.setVersion(Math.toIntExact(version.getAsLong()));
         }
@@ -604,8 +605,8 @@ public final class LanceTableStorage implements TableStorage {
     private static List<FragmentMetadata> writeFragments(TableRef ref, Schema schema, List<Map<String, Object>> rows,
                                                          BufferAllocator allocator) {
         try (VectorSchemaRoot root = ArrowRows.build(ref.toString(), schema, rows, allocator)) {
-            return Fragment.create(ref.uri(), allocator, root,
-                    new WriteParams.Builder().withDataStorageVersion(FILE_VERSION).build());
+            return Fragment.create(ref.uri(), allocator, root, new WriteParams.Builder()
+                    .withDataStorageVersion(FILE_VERSION).withStorageOptions(LanceStorageOptions.forUri(ref.uri())).build());
         }
     }
 

@@ -15,7 +15,10 @@ public interface ObjectStore {
     /** Atomically replaces (or creates) {@code key} with {@code bytes}; durable when the Mono completes. */
     Mono<Void> put(String key, byte[] bytes);
 
-    /** Atomically creates {@code key} only if it does not exist; emits false (and writes nothing) when it exists. */
+    /**
+     * Atomically creates {@code key} only if it does not exist; emits false (and writes nothing) when it exists.
+     * Callers write bytes unique to the call (an id): a store may recognise its own retried create by them.
+     */
     Mono<Boolean> putIfAbsent(String key, byte[] bytes);
 
     /** The bytes of {@code key}, or empty when it does not exist. */

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -25,7 +26,7 @@ final class BlobCommand {
         BlobCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Parameters(index = "1", paramLabel = "<type>", description = "Node or edge type.")
         String type;

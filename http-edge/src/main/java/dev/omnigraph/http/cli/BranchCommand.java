@@ -9,6 +9,7 @@ import dev.omnigraph.http.wire.Shapes;
 import dev.omnigraph.storage.manifest.BranchIdentity;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -29,7 +30,7 @@ final class BranchCommand extends CommandGroup {
         BranchCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Parameters(index = "1", paramLabel = "<name>", description = "The new branch.")
         String name;
@@ -47,7 +48,7 @@ final class BranchCommand extends CommandGroup {
             BranchResult.Created created = graph.createBranch(name, Optional.ofNullable(from)).block();
             String source = Optional.ofNullable(from).orElse(GraphBranches.MAIN);
             if (json) {
-                cli.out.println(Json.text(Shapes.branchCreated(graph.root().toUri().toString(), source, name, Optional.empty())));
+                cli.out.println(Json.text(Shapes.branchCreated(graph.location().displayUri(), source, name, Optional.empty())));
             } else {
                 cli.out.println("created branch " + created.identity().name() + " from " + source);
             }
@@ -61,7 +62,7 @@ final class BranchCommand extends CommandGroup {
         BranchCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Option(names = "--json", description = "Print {branches:[…]} as JSON.")
         boolean json;
@@ -91,7 +92,7 @@ final class BranchCommand extends CommandGroup {
         BranchCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Parameters(index = "1", paramLabel = "<name>", description = "The branch to delete.")
         String name;
@@ -105,7 +106,7 @@ final class BranchCommand extends CommandGroup {
             Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
             BranchResult.Deleted deleted = graph.deleteBranch(name).block();
             if (json) {
-                cli.out.println(Json.text(Shapes.branchDeleted(graph.root().toUri().toString(), name, Optional.empty(),
+                cli.out.println(Json.text(Shapes.branchDeleted(graph.location().displayUri(), name, Optional.empty(),
                         deleted.leftovers())));
             } else {
                 cli.out.println("deleted branch " + name + (deleted.leftovers().isEmpty() ? ""

@@ -1,11 +1,11 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.storage.root.GraphRoot;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.merge.MergeResult;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.MergeShapes;
-import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -23,7 +23,7 @@ final class BranchMergeCommand implements Callable<Integer> {
     BranchCommand parent;
 
     @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-    Path root;
+    GraphRoot root;
 
     @Parameters(index = "1", paramLabel = "<source>", description = "The branch to merge (never modified).")
     String source;

@@ -12,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -48,7 +49,7 @@ final class ChangesCommand extends CommandGroup {
         ChangesCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Option(names = "--branch", defaultValue = "main", description = "Branch (default: ${DEFAULT-VALUE}).")
         String branch;
@@ -83,7 +84,7 @@ final class ChangesCommand extends CommandGroup {
         ChangesCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Option(names = "--branch", defaultValue = "main", description = "Branch (default: ${DEFAULT-VALUE}).")
         String branch;

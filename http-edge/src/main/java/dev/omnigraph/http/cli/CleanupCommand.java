@@ -1,11 +1,11 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.storage.root.GraphRoot;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.cleanup.CleanupOptions;
 import dev.omnigraph.engine.cleanup.CleanupReport;
 import dev.omnigraph.http.wire.Json;
-import java.nio.file.Path;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
@@ -24,8 +24,8 @@ final class CleanupCommand implements Callable<Integer> {
     @ParentCommand
     OmnigraphCli cli;
 
-    @Parameters(index = "0", paramLabel = "<root>", description = "The graph root (local).")
-    Path root;
+    @Parameters(index = "0", paramLabel = "<root>", description = "The graph root (local: version cleanup is refused on s3://).")
+    GraphRoot root;
 
     @Option(names = "--keep", paramLabel = "N", description = "Keep the newest N commits of every branch (10 recommended).")
     Integer keep;

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.time.Instant;
 import java.util.Map;
 import picocli.CommandLine.Option;
@@ -18,8 +19,14 @@ final class Cli {
     private Cli() {
     }
 
+    /** Opens a local root; the run closes the graph when it ends (see {@link OmnigraphCli#opened}). */
     static Omnigraph open(OmnigraphCli cli, Path root, OpenMode mode) {
-        return Omnigraph.open(cli.services(), root, mode).block();
+        return cli.opened(Omnigraph.open(cli.services(), root, mode).block());
+    }
+
+    /** Opens a root named by path, {@code file://} or {@code s3://} URI (S3 settings from the environment). */
+    static Omnigraph open(OmnigraphCli cli, GraphRoot root, OpenMode mode) {
+        return cli.opened(Omnigraph.open(cli.services(), root, mode).block());
     }
 
     static String read(Path file, String what) {

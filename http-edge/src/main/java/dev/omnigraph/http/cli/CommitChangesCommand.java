@@ -7,6 +7,7 @@ import dev.omnigraph.engine.diff.EntityChange;
 import dev.omnigraph.http.wire.ChangeShapes;
 import dev.omnigraph.http.wire.Json;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -22,7 +23,7 @@ final class CommitChangesCommand implements Callable<Integer> {
     CommitCommand parent;
 
     @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-    Path root;
+    GraphRoot root;
 
     @Parameters(index = "1", paramLabel = "<commit_id>", description = "The commit.")
     String id;

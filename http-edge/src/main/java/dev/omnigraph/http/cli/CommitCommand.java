@@ -7,6 +7,7 @@ import dev.omnigraph.http.wire.Shapes;
 import dev.omnigraph.storage.manifest.GraphCommit;
 import dev.omnigraph.storage.manifest.TableDelta;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -24,7 +25,7 @@ final class CommitCommand extends CommandGroup {
         CommitCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Option(names = "--branch", defaultValue = "main", description = "Branch (default: ${DEFAULT-VALUE}).")
         String branch;
@@ -55,7 +56,7 @@ final class CommitCommand extends CommandGroup {
         CommitCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Parameters(index = "1", paramLabel = "<commit_id>", description = "The commit.")
         String id;

@@ -4,6 +4,7 @@ import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.ReadTarget;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -19,7 +20,7 @@ final class ExportCommand implements Callable<Integer> {
     OmnigraphCli cli;
 
     @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-    Path root;
+    GraphRoot root;
 
     @Option(names = "--branch", defaultValue = "main", description = "Branch (default: ${DEFAULT-VALUE}).")
     String branch;

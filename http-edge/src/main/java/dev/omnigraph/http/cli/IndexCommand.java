@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.storage.root.GraphRoot;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.index.EnsureResult;
@@ -7,7 +8,6 @@ import dev.omnigraph.http.wire.IndexShapes;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.storage.manifest.GraphCommit;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -26,7 +26,7 @@ final class IndexCommand extends CommandGroup {
         IndexCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Option(names = "--branch", defaultValue = "main", description = "Branch whose tables get indexes (default: ${DEFAULT-VALUE}).")
         String branch;

@@ -7,6 +7,7 @@ import dev.omnigraph.engine.ReadTarget;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.Shapes;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -22,8 +23,8 @@ final class InitCommand implements Callable<Integer> {
     @Option(names = "--schema", required = true, paramLabel = "<pg>", description = "The .pg schema file.")
     Path schema;
 
-    @Parameters(index = "0", paramLabel = "<root>", description = "Directory of the new graph.")
-    Path root;
+    @Parameters(index = "0", paramLabel = "<root>", description = "Directory, file:// or s3://bucket/prefix URI of the new graph.")
+    GraphRoot root;
 
     @Option(names = "--json", description = "Print the new graph's snapshot as JSON.")
     boolean json;
@@ -31,15 +32,15 @@ final class InitCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         String source = Cli.read(schema, "schema");
-        Omnigraph graph = Omnigraph.init(cli.services(), root, source).block();
+        Omnigraph graph = cli.opened(Omnigraph.init(cli.services(), root, source).block());
         GraphSnapshot snapshot = graph.snapshot(ReadTarget.main()).block();
         if (json) {
             ObjectNode out = Shapes.snapshot(snapshot);
-            out.put("uri", graph.root().toUri().toString());
+            out.put("uri", graph.location().displayUri());
             cli.out.println(Json.text(out));
         } else {
             long nodes = snapshot.tables().stream().filter(t -> t.kind().equals("node")).count();
-            cli.out.println("initialized graph at " + graph.root() + ": " + nodes + " node type(s), "
+            cli.out.println("initialized graph at " + graph.location() + ": " + nodes + " node type(s), "
                     + (snapshot.tables().size() - nodes) + " edge type(s); genesis commit "
                     + snapshot.graphCommitId().orElse("-"));
         }

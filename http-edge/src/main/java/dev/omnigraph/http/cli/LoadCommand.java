@@ -9,6 +9,7 @@ import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.Shapes;
 import dev.omnigraph.storage.manifest.GraphCommit;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -28,7 +29,7 @@ final class LoadCommand implements Callable<Integer> {
     OmnigraphCli cli;
 
     @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-    Path root;
+    GraphRoot root;
 
     @Option(names = "--data", required = true, paramLabel = "<file>", description = "NDJSON records, one per line.")
     Path data;
@@ -141,7 +142,7 @@ final class LoadCommand implements Callable<Integer> {
     private void report(Omnigraph graph, LoadMode loadMode, WriteOutcome outcome, String prefix) {
         if (flags.json) {
             cli.out.println(Json.text(Shapes.load(flags.branch, Optional.ofNullable(from), branchCreated, loadMode, outcome,
-                    Optional.ofNullable(flags.actor), Optional.of(graph.root().toUri().toString()))));
+                    Optional.ofNullable(flags.actor), Optional.of(graph.location().displayUri()))));
         } else {
             cli.out.println(prefix + (outcome.replayed() ? "replayed (idempotency key already used): " : "")
                     + "loaded " + outcome.affectedNodes() + " node(s) and " + outcome.affectedEdges()

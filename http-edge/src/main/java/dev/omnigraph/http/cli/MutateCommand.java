@@ -9,6 +9,7 @@ import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.QuerySources;
 import dev.omnigraph.http.wire.Shapes;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -31,7 +32,7 @@ final class MutateCommand implements Callable<Integer> {
     String name;
 
     @Parameters(index = "1", paramLabel = "<root>", description = "The graph root.")
-    Path root;
+    GraphRoot root;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     Cli.Source source;

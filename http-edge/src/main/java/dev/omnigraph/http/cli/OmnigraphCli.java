@@ -8,6 +8,8 @@ import dev.omnigraph.storage.error.PreconditionFailed;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import dev.omnigraph.storage.root.GraphRoot;
+import dev.omnigraph.storage.root.S3Settings;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ParseResult;
@@ -31,7 +33,21 @@ public final class OmnigraphCli {
     final PrintStream out;
     final PrintStream err;
     private final StorageServices injected;
+
+    @CommandLine.Option(names = "--s3-endpoint", paramLabel = "<url>", description = "S3-compatible endpoint for "
+            + "s3:// roots (else $OMNIGRAPH_S3_ENDPOINT, $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL; default: AWS).")
+    String s3Endpoint;
+
+    @CommandLine.Option(names = "--s3-region", paramLabel = "<region>",
+            description = "Region for s3:// roots (else $OMNIGRAPH_S3_REGION, $AWS_REGION, $AWS_DEFAULT_REGION, us-east-1).")
+    String s3Region;
+
+    @CommandLine.Option(names = "--s3-path-style", arity = "1", paramLabel = "<true|false>", description = "Path-style "
+            + "S3 addressing (else $OMNIGRAPH_S3_PATH_STYLE; default: on when an endpoint is given).")
+    Boolean s3PathStyle;
     private StorageServices created;
+    /** Every graph this run opened: closed (leases given back) before the run returns. */
+    private final java.util.List<dev.omnigraph.engine.Omnigraph> opened = new java.util.ArrayList<>();
 
     private OmnigraphCli(PrintStream out, PrintStream err, StorageServices services) {
         this.out = out;
@@ -66,6 +82,7 @@ public final class OmnigraphCli {
         try {
             return commandLine.execute(args);
         } finally {
+            cli.closeGraphs();
             cli.closeServices();
         }
     }
@@ -76,6 +93,11 @@ public final class OmnigraphCli {
      */
     static CommandLine commandLine(Object top) {
         CommandLine commandLine = new CommandLine(top);
+        // <root> is a path, a file:// URI or s3://bucket/prefix; the top-level --s3-* flags come before the verb,
+        // so they are set when a verb's root is converted.
+        if (top instanceof OmnigraphCli cli) {
+            commandLine.registerConverter(GraphRoot.class, text -> GraphRoot.parse(text, cli::s3Settings));
+        }
         withHelp(commandLine);
         return commandLine;
     }
@@ -85,6 +107,12 @@ public final class OmnigraphCli {
             command.getCommandSpec().mixinStandardHelpOptions(true);
         }
         command.getSubcommands().values().forEach(OmnigraphCli::withHelp);
+    }
+
+    /** S3 settings from the --s3-* flags over the environment; credentials from the AWS default provider chain. */
+    S3Settings s3Settings() {
+        return S3Settings.from(System.getenv(), java.util.Optional.ofNullable(s3Endpoint),
+                java.util.Optional.ofNullable(s3Region), java.util.Optional.ofNullable(s3PathStyle));
     }
 
     /** The command tree as the CLI runs it (for tests that walk every verb). */
@@ -97,6 +125,29 @@ public final class OmnigraphCli {
         if (injected != null) return injected;
         if (created == null) created = StorageServices.create();
         return created;
+    }
+
+    /** Records a graph this run opened, so it is closed when the run ends. */
+    synchronized dev.omnigraph.engine.Omnigraph opened(dev.omnigraph.engine.Omnigraph graph) {
+        opened.add(graph);
+        return graph;
+    }
+
+    /**
+     * Closes every graph this run opened and waits until each gave its writer tenure back: a lease object would
+     * otherwise stay held until it expires, and the next command on the root would be refused meanwhile. The CLI's
+     * thread may block. A failure to give one back is reported, not thrown: the command's own outcome stands.
+     */
+    private synchronized void closeGraphs() {
+        for (dev.omnigraph.engine.Omnigraph graph : opened) {
+            try {
+                graph.closeAsync().block();
+            } catch (RuntimeException failed) {
+                err.println("warning: could not give back the writer lease of " + graph.location().displayUri()
+                        + ": " + Exceptions.unwrap(failed).getMessage());
+            }
+        }
+        opened.clear();
     }
 
     private synchronized void closeServices() {

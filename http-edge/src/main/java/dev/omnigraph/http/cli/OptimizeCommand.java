@@ -1,11 +1,11 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.storage.root.GraphRoot;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.maintain.OptimizeResult;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.MaintenanceShapes;
-import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -20,7 +20,7 @@ final class OptimizeCommand implements Callable<Integer> {
     OmnigraphCli cli;
 
     @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-    Path root;
+    GraphRoot root;
 
     @Option(names = "--as", paramLabel = "<actor>", description = "Actor recorded on the commit (default omnigraph:optimize).")
     String actor;

@@ -7,6 +7,7 @@ import dev.omnigraph.engine.ReadTarget;
 import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.StoredQueries;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -32,7 +33,7 @@ final class QueriesCommand extends CommandGroup {
         QueriesCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Parameters(index = "1", paramLabel = "<file>", description = "The .gq file.")
         Path file;
@@ -41,7 +42,7 @@ final class QueriesCommand extends CommandGroup {
         public Integer call() {
             String source = Cli.read(file, "query");
             Omnigraph graph = Cli.open(parent.cli, root, OpenMode.READ_ONLY);
-            List<String> names = StoredQueries.add(root, source, graph.catalog());
+            List<String> names = StoredQueries.add(graph.objectStore(), source, graph.catalog()).block();
             parent.cli.out.println("registered " + String.join(", ", names));
             return OmnigraphCli.OK;
         }
@@ -53,14 +54,14 @@ final class QueriesCommand extends CommandGroup {
         QueriesCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Option(names = "--json", description = "Print {queries:[{name, tool_name, mutation, params…}]} as JSON.")
         boolean json;
 
         @Override
         public Integer call() {
-            List<StoredQueries.Stored> stored = StoredQueries.list(root);
+            List<StoredQueries.Stored> stored = StoredQueries.list(parent.cli.services().objectStore(root)).block();
             if (json) {
                 parent.cli.out.println(Json.text(StoredQueries.listing(stored)));
                 return OmnigraphCli.OK;
@@ -84,7 +85,7 @@ final class QueriesCommand extends CommandGroup {
         String name;
 
         @Parameters(index = "1", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @ArgGroup(exclusive = true, multiplicity = "0..1")
         Cli.Params params;
@@ -101,8 +102,8 @@ final class QueriesCommand extends CommandGroup {
 
         @Override
         public Integer call() {
-            StoredQueries.Stored stored = StoredQueries.get(root, name);
             OmnigraphCli cli = parent.cli;
+            StoredQueries.Stored stored = StoredQueries.get(cli.services().objectStore(root), name).block();
             if (stored.decl().isMutation()) {
                 if (snapshot != null) {
                     throw new dev.omnigraph.storage.error.BadRequest("--snapshot is for reads; '" + name + "' is a mutation");
@@ -131,14 +132,14 @@ final class QueriesCommand extends CommandGroup {
         QueriesCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Parameters(index = "1", paramLabel = "<name>", description = "The stored query.")
         String name;
 
         @Override
         public Integer call() {
-            StoredQueries.remove(root, name);
+            StoredQueries.remove(parent.cli.services().objectStore(root), name).block();
             parent.cli.out.println("removed " + name);
             return OmnigraphCli.OK;
         }

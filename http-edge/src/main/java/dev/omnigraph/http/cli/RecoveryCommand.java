@@ -8,6 +8,7 @@ import dev.omnigraph.http.wire.Shapes;
 import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.recovery.Sidecar;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -31,7 +32,7 @@ final class RecoveryCommand extends CommandGroup {
         RecoveryCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Option(names = "--json", description = "Print {recoveries:[…]} as JSON.")
         boolean json;
@@ -57,7 +58,7 @@ final class RecoveryCommand extends CommandGroup {
         RecoveryCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Option(names = "--json", description = "Print {recoveries:[…]} (this run's) as JSON.")
         boolean json;

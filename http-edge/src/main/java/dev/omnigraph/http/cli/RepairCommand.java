@@ -6,6 +6,7 @@ import dev.omnigraph.engine.maintain.Repair;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.MaintenanceShapes;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -24,7 +25,7 @@ final class RepairCommand implements Callable<Integer> {
     OmnigraphCli cli;
 
     @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-    Path root;
+    GraphRoot root;
 
     @Option(names = "--confirm", description = "Publish verified (compaction-only) drift forward.")
     boolean confirm;

@@ -9,6 +9,7 @@ import dev.omnigraph.engine.evolve.SchemaPlan;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.SchemaShapes;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -29,7 +30,7 @@ final class SchemaCommand extends CommandGroup {
         SchemaCommand parent;
 
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Option(names = "--json", description = "Print {schema_source}.")
         boolean json;
@@ -96,7 +97,7 @@ final class SchemaCommand extends CommandGroup {
             SchemaApplyResult result = graph.applySchema(source, allowDataLoss, Optional.ofNullable(actor)).block();
             long manifestVersion = graph.snapshot(ReadTarget.main()).block().manifestVersion();
             if (json) {
-                parent.cli.out.println(Json.text(SchemaShapes.result(graph.root().toString(), result.applied(),
+                parent.cli.out.println(Json.text(SchemaShapes.result(graph.location().uri(), result.applied(),
                         manifestVersion, result.steps(), result.commit().map(c -> c.id()))));
             } else if (!result.applied()) {
                 parent.cli.out.println("schema unchanged: nothing to apply");
@@ -112,7 +113,7 @@ final class SchemaCommand extends CommandGroup {
     /** {@code <root> --schema <pg>}, shared by plan and apply. */
     static final class NewSchema {
         @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-        Path root;
+        GraphRoot root;
 
         @Option(names = "--schema", required = true, paramLabel = "<pg>", description = "The new .pg schema file.")
         Path schema;

@@ -5,6 +5,7 @@ import dev.omnigraph.http.server.BearerTokens;
 import dev.omnigraph.http.server.OmnigraphServer;
 import dev.omnigraph.http.server.ServerLimits;
 import java.io.PrintStream;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -23,14 +24,16 @@ final class ServeCommand implements Callable<Integer> {
     OmnigraphCli cli;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "<dir-or-root>",
-            description = "A graph root (served at / and /graphs/<name>/) or a directory of graph roots.")
-    Path root;
+            description = "A graph root (a path, file:// or s3:// URI; served at / and /graphs/<name>/) or a local "
+                    + "directory of graph roots.")
+    GraphRoot root;
 
     @Option(names = "--root", paramLabel = "<dir>", description = "A directory of graph roots, each served at /graphs/<name>/.")
     Path directory;
 
-    @Option(names = "--graph", paramLabel = "<root>", description = "One graph root, served at / and at /graphs/<name>/.")
-    Path graph;
+    @Option(names = "--graph", paramLabel = "<root>", description = "One graph root (a path, file:// or s3:// URI), "
+            + "served at / and at /graphs/<name>/.")
+    GraphRoot graph;
 
     @Option(names = "--bind", paramLabel = "<host:port>", description = "Address and port to bind, e.g. 127.0.0.1:8080 "
             + "(overrides --host and --port).")
@@ -74,7 +77,7 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() {
         BearerTokens tokens = tokensFile != null ? BearerTokens.fromFile(tokensFile, "--tokens-file")
                 : BearerTokens.fromEnvironment(System.getenv(BearerTokens.ENV));
-        Path served = servedPath();
+        GraphRoot served = served();
         if (bind != null) {
             int colon = bind.lastIndexOf(':');
             if (colon <= 0 || colon == bind.length() - 1) {
@@ -102,9 +105,10 @@ final class ServeCommand implements Callable<Integer> {
                 .withMaxConnections(maxConnections);
     }
 
-    /** Exactly one of the positional path, --root and --graph names what to serve. */
-    private Path servedPath() {
-        java.util.List<Path> given = java.util.stream.Stream.of(root, directory, graph).filter(java.util.Objects::nonNull).toList();
+    /** Exactly one of the positional root, --root and --graph names what to serve. */
+    private GraphRoot served() {
+        java.util.List<GraphRoot> given = java.util.stream.Stream.of(root, directory == null ? null : new GraphRoot.Local(directory), graph)
+                .filter(java.util.Objects::nonNull).toList();
         if (given.size() != 1) {
             throw new dev.omnigraph.storage.error.BadRequest("serve needs exactly one of <dir-or-root>, --root <dir> or --graph <root>");
         }
@@ -118,7 +122,9 @@ final class ServeCommand implements Callable<Integer> {
             out.println(server.describe());
         } else {
             String url = server.baseUrl();
-            out.println("omnigraph serving " + config.root().toAbsolutePath().normalize()
+            String served = config.root() instanceof GraphRoot.Local local
+                    ? local.directory().toAbsolutePath().normalize().toString() : config.root().displayUri();
+            out.println("omnigraph serving " + served
                     + server.singleGraphId().map(id -> " (graph '" + id + "')").orElse(" (directory of graphs)")
                     + " at " + url);
             out.println(server.authEnabled() ? "auth: bearer tokens required"

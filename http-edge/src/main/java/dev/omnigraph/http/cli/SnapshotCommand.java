@@ -9,6 +9,7 @@ import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.Shapes;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -24,7 +25,7 @@ final class SnapshotCommand implements Callable<Integer> {
     OmnigraphCli cli;
 
     @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
-    Path root;
+    GraphRoot root;
 
     @Option(names = "--branch", defaultValue = "main", description = "Branch (default: ${DEFAULT-VALUE}).")
     String branch;
@@ -39,12 +40,12 @@ final class SnapshotCommand implements Callable<Integer> {
         if (json) {
             cli.out.println(Json.text(Shapes.snapshot(snapshot)));
         } else {
-            print(cli.out, graph.root(), snapshot);
+            print(cli.out, graph.location(), snapshot);
         }
         return OmnigraphCli.OK;
     }
 
-    static void print(PrintStream out, Path root, GraphSnapshot snapshot) {
+    static void print(PrintStream out, Object root, GraphSnapshot snapshot) {
         out.println("graph " + root + "  branch " + snapshot.branch() + "  manifest v" + snapshot.manifestVersion()
                 + "  head " + snapshot.graphCommitId().orElse("-"));
         List<List<Object>> rows = new ArrayList<>();

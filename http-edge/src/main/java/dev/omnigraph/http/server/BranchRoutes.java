@@ -38,13 +38,13 @@ final class BranchRoutes {
             if (name == null) throw HttpProblem.badRequest("the request body needs 'name'");
             Optional<String> from = Optional.ofNullable(ReadRoutes.text(body, "from"));
             return graph.createBranch(name, from).flatMap(created -> ex.json(200, Shapes.branchCreated(
-                    graph.root().toUri().toString(), from.orElse(GraphBranches.MAIN), name, ex.actor)));
+                    graph.location().displayUri(), from.orElse(GraphBranches.MAIN), name, ex.actor)));
         });
     }
 
     private static Mono<Void> delete(Exchange ex, Omnigraph graph, Map<String, String> vars) {
         String name = vars.get("branch");
         return graph.deleteBranch(name).flatMap(deleted -> ex.json(200, Shapes.branchDeleted(
-                graph.root().toUri().toString(), name, ex.actor, deleted.leftovers())));
+                graph.location().displayUri(), name, ex.actor, deleted.leftovers())));
     }
 }

@@ -6,6 +6,7 @@ import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.engine.read.QueryLimits;
 import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.storage.manifest.ManifestSchema;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,17 +23,18 @@ import reactor.core.publisher.Mono;
 /**
  * The graphs one server serves. A root that itself holds {@code __manifest} is served alone (its id is the
  * directory's name); otherwise every subdirectory holding {@code __manifest} is a graph, found on demand, so graphs
- * created after start-up are served too. Handles are opened read-write once and shared by every request.
+ * created after start-up are served too. An {@code s3://} root is always one graph (its id is the prefix's last
+ * segment): directories of graphs are local only. Handles are opened read-write once and shared by every request.
  */
 final class GraphRegistry {
     /** Ids are single path segments: no separators, no dot-names, at most 64 characters. */
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
-    record Listed(String graphId, Path root) {
+    record Listed(String graphId, GraphRoot root) {
     }
 
     private final StorageServices services;
-    private final Path root;
+    private final GraphRoot root;
     private final Optional<String> singleId;
     private final Map<String, Mono<Omnigraph>> open = new ConcurrentHashMap<>();
     private final QueryLimits queryLimits;
@@ -40,7 +42,7 @@ final class GraphRegistry {
     /** How long a follower handle is kept before the server tries to take the writer tenure again. */
     static final Duration FOLLOW_FOR = Duration.ofSeconds(5);
 
-    private GraphRegistry(StorageServices services, Path root, Optional<String> singleId, QueryLimits queryLimits) {
+    private GraphRegistry(StorageServices services, GraphRoot root, Optional<String> singleId, QueryLimits queryLimits) {
         this.services = services;
         this.root = root;
         this.singleId = singleId;
@@ -51,18 +53,23 @@ final class GraphRegistry {
      * Decides single or directory mode (blocking file checks: call at start-up). Every handle opened runs its read
      * queries within {@code queryLimits}.
      */
-    static GraphRegistry create(StorageServices services, Path root, QueryLimits queryLimits) {
-        Path absolute = root.toAbsolutePath().normalize();
+    static GraphRegistry create(StorageServices services, GraphRoot served, QueryLimits queryLimits) {
+        if (served instanceof GraphRoot.S3 s3) {
+            // The warm-up open at start-up says whether a graph is there.
+            String name = s3.prefix().substring(s3.prefix().lastIndexOf('/') + 1);
+            return new GraphRegistry(services, s3, Optional.of(ID.matcher(name).matches() ? name : "default"), queryLimits);
+        }
+        Path absolute = ((GraphRoot.Local) served).directory().toAbsolutePath().normalize();
         if (!Files.isDirectory(absolute)) {
             throw new dev.omnigraph.storage.error.NotFound("directory", absolute.toString(),
                     "cannot serve " + absolute + ": no such directory");
         }
         if (isGraph(absolute)) {
             String name = absolute.getFileName() == null ? "" : absolute.getFileName().toString();
-            return new GraphRegistry(services, absolute, Optional.of(ID.matcher(name).matches() ? name : "default"),
-                    queryLimits);
+            return new GraphRegistry(services, new GraphRoot.Local(absolute),
+                    Optional.of(ID.matcher(name).matches() ? name : "default"), queryLimits);
         }
-        return new GraphRegistry(services, absolute, Optional.empty(), queryLimits);
+        return new GraphRegistry(services, new GraphRoot.Local(absolute), Optional.empty(), queryLimits);
     }
 
     private static boolean isGraph(Path dir) {
@@ -74,8 +81,13 @@ final class GraphRegistry {
         return singleId;
     }
 
-    Path root() {
+    GraphRoot root() {
         return root;
+    }
+
+    /** The directory of graphs (directory mode is local only). */
+    private Path directory() {
+        return ((GraphRoot.Local) root).directory();
     }
 
     /** Every graph served, sorted by id (the directory scan runs on the storage scheduler). */
@@ -83,10 +95,10 @@ final class GraphRegistry {
         if (singleId.isPresent()) return Mono.just(List.of(new Listed(singleId.get(), root)));
         return services.scheduler().call(() -> {
             List<Listed> out = new ArrayList<>();
-            try (Stream<Path> children = Files.list(root)) {
+            try (Stream<Path> children = Files.list(directory())) {
                 children.sorted().forEach(child -> {
                     String name = child.getFileName().toString();
-                    if (ID.matcher(name).matches() && isGraph(child)) out.add(new Listed(name, child));
+                    if (ID.matcher(name).matches() && isGraph(child)) out.add(new Listed(name, new GraphRoot.Local(child)));
                 });
             }
             return out;
@@ -100,10 +112,10 @@ final class GraphRegistry {
         }
         if (!ID.matcher(id).matches()) return Mono.error(unknown(id));
         Mono<Omnigraph> opened = open.get(id);
-        if (opened != null) return handle(id, root.resolve(id));
-        Path graphRoot = root.resolve(id);
+        Path graphRoot = directory().resolve(id);
+        if (opened != null) return handle(id, new GraphRoot.Local(graphRoot));
         return services.scheduler().call(() -> isGraph(graphRoot))
-                .flatMap(found -> found ? handle(id, graphRoot) : Mono.error(unknown(id)));
+                .flatMap(found -> found ? handle(id, new GraphRoot.Local(graphRoot)) : Mono.error(unknown(id)));
     }
 
     /**
@@ -111,7 +123,7 @@ final class GraphRegistry {
      * (writes answer 503 {@code lease_lost} naming the holder) kept for {@link #FOLLOW_FOR}, after which the next
      * request tries to become the writer again. A writer whose lease was lost is closed and opened again.
      */
-    private Mono<Omnigraph> handle(String id, Path graphRoot) {
+    private Mono<Omnigraph> handle(String id, GraphRoot graphRoot) {
         Mono<Omnigraph> cached = open.computeIfAbsent(id, key -> Omnigraph.openServing(services, graphRoot, lease)
                 .map(graph -> graph.withQueryLimits(queryLimits))
                 .doOnError(e -> open.remove(key))
@@ -128,11 +140,14 @@ final class GraphRegistry {
         return HttpProblem.notFound("no graph '" + id + "' is served here");
     }
 
-    /** Closes every opened handle (graphs share the storage services, which the caller owns). */
+    /**
+     * Closes every opened handle and completes once each gave its writer tenure back, so a lease is free for the
+     * next server the moment this one has shut down (graphs share the storage services, which the caller owns).
+     */
     Mono<Void> closeAll() {
         return Flux.fromIterable(List.copyOf(open.values()))
                 .flatMap(m -> m.onErrorResume(e -> Mono.empty()))
-                .doOnNext(Omnigraph::close)
+                .flatMap(graph -> graph.closeAsync().onErrorResume(e -> Mono.empty()))
                 .then(Mono.fromRunnable(open::clear));
     }
 }

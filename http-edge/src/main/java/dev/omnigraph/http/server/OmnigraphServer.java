@@ -9,6 +9,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -40,15 +41,25 @@ public final class OmnigraphServer {
      * What to serve and how: a graph root or a directory of roots, the bind address, tokens, request limits, and
      * the budget every read query on every served graph runs within.
      */
-    public record Config(Path root, String host, int port, BearerTokens tokens, ServerLimits limits,
+    public record Config(GraphRoot root, String host, int port, BearerTokens tokens, ServerLimits limits,
                          QueryLimits queryLimits) {
         /** With the default query budget. */
-        public Config(Path root, String host, int port, BearerTokens tokens, ServerLimits limits) {
+        public Config(GraphRoot root, String host, int port, BearerTokens tokens, ServerLimits limits) {
             this(root, host, port, tokens, limits, QueryLimits.DEFAULT);
+        }
+
+        /** A local graph root or directory of roots, with the default query budget. */
+        public Config(Path root, String host, int port, BearerTokens tokens, ServerLimits limits) {
+            this(new GraphRoot.Local(root), host, port, tokens, limits);
         }
 
         /** Loopback, an ephemeral port, no tokens, default limits. */
         public static Config of(Path root) {
+            return of(new GraphRoot.Local(root));
+        }
+
+        /** As {@link #of(Path)} for any root: a local directory or an {@code s3://} graph root. */
+        public static Config of(GraphRoot root) {
             return new Config(root, LOOPBACK, 0, BearerTokens.none(), ServerLimits.DEFAULT);
         }
 
@@ -110,7 +121,7 @@ public final class OmnigraphServer {
                 LOG.info("no auth tokens configured: serving loopback only");
             }
         }
-        Routes routes = new Routes(registry, config.tokens(), services.scheduler());
+        Routes routes = new Routes(registry, config.tokens());
         ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         OmnigraphServer omnigraph = new OmnigraphServer(registry, config, routes, connections);
         Config bound = config;

@@ -7,7 +7,6 @@ import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.Shapes;
-import dev.omnigraph.storage.StorageScheduler;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +34,7 @@ final class Routes {
     private final List<Route> perGraph;
     private final JsonNode openApi;
 
-    Routes(GraphRegistry registry, BearerTokens tokens, StorageScheduler storage) {
+    Routes(GraphRegistry registry, BearerTokens tokens) {
         this.registry = registry;
         this.tokens = tokens;
         this.open = List.of(
@@ -45,13 +44,13 @@ final class Routes {
                         ApiDoc.of("getOpenApi", "This document", null)));
         this.top = List.of(new Route("GET", "graphs", (ex, g, v) -> listGraphs(ex),
                 ApiDoc.of("listGraphs", "The graphs served, sorted by id", "GraphListOutput")));
-        this.perGraph = graphRoutes(storage);
+        this.perGraph = graphRoutes();
         this.openApi = OpenApi.document(this, registry.singleId().isPresent(), tokens.enabled());
     }
 
     /** Every per-graph route, in dispatch order. */
-    static List<Route> graphRoutes(StorageScheduler storage) {
-        return Stream.of(ReadRoutes.routes(), ChangeRoutes.routes(), WriteRoutes.routes(), MergeRoutes.routes(), BranchRoutes.routes(), SchemaRoutes.routes(), IndexRoutes.routes(), MaintenanceRoutes.routes(), StoredQueryRoutes.routes(storage))
+    static List<Route> graphRoutes() {
+        return Stream.of(ReadRoutes.routes(), ChangeRoutes.routes(), WriteRoutes.routes(), MergeRoutes.routes(), BranchRoutes.routes(), SchemaRoutes.routes(), IndexRoutes.routes(), MaintenanceRoutes.routes(), StoredQueryRoutes.routes())
                 .flatMap(List::stream).toList();
     }
 
@@ -112,7 +111,7 @@ final class Routes {
         return registry.list().flatMap(list -> {
             ObjectNode out = Json.object();
             ArrayNode graphs = out.putArray("graphs");
-            list.forEach(g -> graphs.addObject().put("graph_id", g.graphId()).put("uri", g.root().toUri().toString()));
+            list.forEach(g -> graphs.addObject().put("graph_id", g.graphId()).put("uri", g.root().displayUri()));
             return ex.json(200, out);
         });
     }

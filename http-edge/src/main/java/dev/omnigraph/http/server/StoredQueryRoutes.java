@@ -8,7 +8,6 @@ import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.Shapes;
 import dev.omnigraph.http.wire.StoredQueries;
-import dev.omnigraph.storage.StorageScheduler;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import java.util.Iterator;
 import java.util.List;
@@ -19,7 +18,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * {@code GET /queries} and {@code POST /queries/{name}} (and {@code …/if-graph-commit}): the graph's stored queries
- * ({@link StoredQueries}), read from disk on the storage scheduler on every request, so a query registered with
+ * ({@link StoredQueries}), read from the root's object store on every request, so a query registered with
  * the CLI while the server runs is served at once. A read answers the query envelope, a mutation the mutation one.
  */
 final class StoredQueryRoutes {
@@ -28,24 +27,24 @@ final class StoredQueryRoutes {
     private StoredQueryRoutes() {
     }
 
-    static List<Route> routes(StorageScheduler storage) {
+    static List<Route> routes() {
         return List.of(
-                new Route("GET", "queries", (ex, g, v) -> storage.call(() -> StoredQueries.list(g.root()))
+                new Route("GET", "queries", (ex, g, v) -> StoredQueries.list(g.objectStore())
                         .flatMap(list -> ex.json(200, StoredQueries.listing(list))),
                         ApiDoc.of("list_queries", "The graph's stored queries, with their parameters", "StoredQueryListOutput")),
-                new Route("POST", "queries/{name}", (ex, g, v) -> invoke(storage, ex, g, v.get("name"), false),
+                new Route("POST", "queries/{name}", (ex, g, v) -> invoke(ex, g, v.get("name"), false),
                         ApiDoc.of("invoke_query", "Run a stored query by name: a read answers the query envelope, a "
                                 + "mutation the mutation envelope", "StoredQueryOutput")
                                 .body("StoredQueryRequest").statuses(409, 503).takesIdempotencyKey()),
-                new Route("POST", "queries/{name}/if-graph-commit", (ex, g, v) -> invoke(storage, ex, g, v.get("name"), true),
+                new Route("POST", "queries/{name}/if-graph-commit", (ex, g, v) -> invoke(ex, g, v.get("name"), true),
                         ApiDoc.of("invoke_query_if_graph_commit", "Run a stored mutation only if the branch head is "
                                 + "the commit in Omnigraph-If-Graph-Commit", "ChangeOutput")
                                 .body("StoredQueryRequest").statuses(409, 503).takesIdempotencyKey().takesIfGraphCommit()));
     }
 
-    private static Mono<Void> invoke(StorageScheduler storage, Exchange ex, Omnigraph graph, String name, boolean conditional) {
+    private static Mono<Void> invoke(Exchange ex, Omnigraph graph, String name, boolean conditional) {
         Optional<String> expected = WriteRoutes.ifGraphCommit(ex, conditional);
-        return ex.jsonBody(true).zipWith(storage.call(() -> StoredQueries.get(graph.root(), name))).flatMap(both -> {
+        return ex.jsonBody(true).zipWith(StoredQueries.get(graph.objectStore(), name)).flatMap(both -> {
             JsonNode body = both.getT1();
             StoredQueries.Stored stored = both.getT2();
             for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {

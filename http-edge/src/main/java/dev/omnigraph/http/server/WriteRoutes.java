@@ -133,7 +133,7 @@ final class WriteRoutes {
                     .map(i -> ByteBuffer.wrap(bytes, i * SLICE, Math.min(SLICE, bytes.length - i * SLICE)).slice());
             return graph.ensureBranch(branch, from).flatMap(created -> graph.load(branch, mode, slices, loadOptions(ex))
                     .flatMap(outcome -> markReplay(ex, outcome).json(200, Shapes.load(branch, from, created, mode, outcome,
-                            ex.actor, Optional.of(graph.root().toUri().toString())))));
+                            ex.actor, Optional.of(graph.location().displayUri())))));
         });
     }
 

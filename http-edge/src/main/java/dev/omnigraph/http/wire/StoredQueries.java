@@ -8,33 +8,28 @@ import dev.omnigraph.engine.query.QueryDecl;
 import dev.omnigraph.engine.query.QueryFile;
 import dev.omnigraph.engine.schema.Catalog;
 import dev.omnigraph.engine.schema.PropertyType;
+import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.NotFound;
-import dev.omnigraph.storage.error.StorageFault;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
- * Stored queries of one graph: {@code <root>/__queries/<name>.gq}, one file per registered query name holding the
- * source it was registered from. Registration compiles every declaration against the graph's catalog and writes
- * each file atomically (temp + rename); invocation picks the declaration by the file's name. Every method blocks
- * (file I/O): the server calls them on the storage scheduler, the CLI on its main thread.
+ * Stored queries of one graph: {@code <root>/__queries/<name>.gq} in the root's {@link ObjectStore} (a local
+ * directory or an S3 prefix), one object per registered query name holding the source it was registered from.
+ * Registration compiles every declaration against the graph's catalog and writes each object atomically (the
+ * store's {@code put}); invocation picks the declaration by the object's name. Nothing here blocks: the server
+ * composes the Monos into its responses, the CLI blocks on them on its main thread.
  */
 public final class StoredQueries {
     public static final String DIRECTORY = "__queries";
     private static final String SUFFIX = ".gq";
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
-    /** The query parser takes at most 1 Mi characters, at most 4 MiB of UTF-8: a larger file is not read at all. */
+    /** The query parser takes at most 1 Mi characters, at most 4 MiB of UTF-8: a larger object is refused. */
     private static final long MAX_FILE_BYTES = 4L << 20;
 
     /** One registered query: its name, its source and the parsed declaration. */
@@ -44,72 +39,49 @@ public final class StoredQueries {
     private StoredQueries() {
     }
 
-    /** Every registered query of the graph at {@code root}, sorted by name (none when nothing was registered). */
-    public static List<Stored> list(Path root) {
-        Path dir = root.resolve(DIRECTORY);
-        if (!Files.isDirectory(dir)) return List.of();
-        List<Stored> out = new ArrayList<>();
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path file : files.sorted().toList()) {
-                String fileName = file.getFileName().toString();
-                if (!fileName.endsWith(SUFFIX)) continue;
-                String name = fileName.substring(0, fileName.length() - SUFFIX.length());
-                if (NAME.matcher(name).matches()) out.add(read(file, name));
-            }
-        } catch (IOException e) {
-            throw new StorageFault("cannot list " + dir, e);
-        }
-        return out;
+    /** Every registered query of the graph whose store is {@code files}, sorted by name (none when nothing was registered). */
+    public static Mono<List<Stored>> list(ObjectStore files) {
+        return files.list(DIRECTORY + "/").flatMapMany(Flux::fromIterable)
+                .filter(key -> key.endsWith(SUFFIX) && key.indexOf('/') == DIRECTORY.length())
+                .map(key -> key.substring(DIRECTORY.length() + 1, key.length() - SUFFIX.length()))
+                .filter(name -> NAME.matcher(name).matches())
+                .concatMap(name -> read(files, name).flatMap(Mono::justOrEmpty))
+                .collectList();
     }
 
     /** The query registered as {@code name}; {@code NotFound} when there is none (or the name is no identifier). */
-    public static Stored get(Path root, String name) {
-        if (!NAME.matcher(name).matches()) throw missing(name);
-        Path file = root.resolve(DIRECTORY).resolve(name + SUFFIX);
-        if (!Files.isRegularFile(file)) throw missing(name);
-        return read(file, name);
+    public static Mono<Stored> get(ObjectStore files, String name) {
+        return Mono.defer(() -> NAME.matcher(name).matches()
+                ? read(files, name).map(found -> found.orElseThrow(() -> missing(name)))
+                : Mono.error(missing(name)));
     }
 
     /**
      * Registers every query {@code source} declares, each under its declared name (replacing an earlier one of
      * that name). Refuses, writing nothing, when a declaration does not type-check against {@code catalog}.
      */
-    public static List<String> add(Path root, String source, Catalog catalog) {
-        if (source == null || source.isBlank()) throw new BadRequest("query source is empty");
-        QueryFile file = QueryCompiler.parse(source);
-        if (file.queries().isEmpty()) throw new BadRequest("query file contains no query");
-        for (QueryDecl decl : file.queries()) {
-            if (!NAME.matcher(decl.name()).matches()) {
-                throw new BadRequest("query name '" + decl.name() + "' is not an identifier of at most 64 characters");
-            }
-            QueryCompiler.check(decl, catalog);
-        }
-        Path dir = root.resolve(DIRECTORY);
-        try {
-            Files.createDirectories(dir);
+    public static Mono<List<String>> add(ObjectStore files, String source, Catalog catalog) {
+        return Mono.defer(() -> {
+            if (source == null || source.isBlank()) throw new BadRequest("query source is empty");
+            QueryFile file = QueryCompiler.parse(source);
+            if (file.queries().isEmpty()) throw new BadRequest("query file contains no query");
             for (QueryDecl decl : file.queries()) {
-                Path temp = Files.writeString(dir.resolve("." + decl.name() + SUFFIX + ".tmp"), source, StandardCharsets.UTF_8);
-                try {
-                    Files.move(temp, dir.resolve(decl.name() + SUFFIX), StandardCopyOption.ATOMIC_MOVE,
-                            StandardCopyOption.REPLACE_EXISTING);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(temp, dir.resolve(decl.name() + SUFFIX), StandardCopyOption.REPLACE_EXISTING);
+                if (!NAME.matcher(decl.name()).matches()) {
+                    throw new BadRequest("query name '" + decl.name() + "' is not an identifier of at most 64 characters");
                 }
+                QueryCompiler.check(decl, catalog);
             }
-        } catch (IOException e) {
-            throw new StorageFault("cannot write stored queries under " + dir, e);
-        }
-        return file.names();
+            byte[] bytes = source.getBytes(StandardCharsets.UTF_8);
+            return Flux.fromIterable(file.queries()).concatMap(decl -> files.put(key(decl.name()), bytes))
+                    .then(Mono.fromSupplier(file::names));
+        });
     }
 
     /** Unregisters {@code name}; {@code NotFound} when it was not registered. */
-    public static void remove(Path root, String name) {
-        if (!NAME.matcher(name).matches()) throw missing(name);
-        try {
-            if (!Files.deleteIfExists(root.resolve(DIRECTORY).resolve(name + SUFFIX))) throw missing(name);
-        } catch (IOException e) {
-            throw new StorageFault("cannot remove stored query " + name, e);
-        }
+    public static Mono<Void> remove(ObjectStore files, String name) {
+        return Mono.defer(() -> NAME.matcher(name).matches()
+                ? files.delete(key(name)).flatMap(existed -> existed ? Mono.<Void>empty() : Mono.error(missing(name)))
+                : Mono.error(missing(name)));
     }
 
     /** {@code {queries:[{name, tool_name, description?, instruction?, mutation, params:[…]}]}}, as upstream lists them. */
@@ -145,18 +117,18 @@ public final class StoredQueries {
         return scalar.name().toLowerCase(Locale.ROOT);
     }
 
-    private static Stored read(Path file, String name) {
-        try {
-            if (Files.size(file) > MAX_FILE_BYTES) {
+    private static String key(String name) {
+        return DIRECTORY + "/" + name + SUFFIX;
+    }
+
+    private static Mono<java.util.Optional<Stored>> read(ObjectStore files, String name) {
+        return files.get(key(name)).map(found -> found.map(bytes -> {
+            if (bytes.length > MAX_FILE_BYTES) {
                 throw new BadRequest("stored query '" + name + "' is larger than " + MAX_FILE_BYTES + " bytes");
             }
-            String source = Files.readString(file, StandardCharsets.UTF_8);
+            String source = new String(bytes, StandardCharsets.UTF_8);
             return new Stored(name, source, QueryCompiler.parse(source).query(name));
-        } catch (NoSuchFileException e) {
-            throw missing(name);
-        } catch (IOException e) {
-            throw new StorageFault("cannot read stored query " + file, e);
-        }
+        }));
     }
 
     private static NotFound missing(String name) {

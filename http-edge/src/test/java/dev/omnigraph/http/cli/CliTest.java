@@ -25,6 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.omnigraph.storage.root.GraphRoot;
 import picocli.CommandLine;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
@@ -329,12 +330,12 @@ class CliTest {
     @Test
     void serveTakesTheSameQueryBudgetFlags() {
         ServeCommand serve = new ServeCommand();
-        new CommandLine(serve).parseArgs(root.toString(), "--query-timeout", "2m", "--query-max-rows", "7",
+        new CommandLine(serve).registerConverter(GraphRoot.class, GraphRoot::parse).parseArgs(root.toString(), "--query-timeout", "2m", "--query-max-rows", "7",
                 "--query-max-intermediate-rows", "9", "--query-max-memory", "3MiB");
         assertThat(QueryLimitOptions.of(serve.queryLimits, QueryLimits.DEFAULT))
                 .isEqualTo(new QueryLimits(9, 7, 3L << 20, Duration.ofMinutes(2)));
         ServeCommand plain = new ServeCommand();
-        new CommandLine(plain).parseArgs(root.toString());
+        new CommandLine(plain).registerConverter(GraphRoot.class, GraphRoot::parse).parseArgs(root.toString());
         assertThat(QueryLimitOptions.of(plain.queryLimits, QueryLimits.DEFAULT)).isEqualTo(QueryLimits.DEFAULT);
     }
 

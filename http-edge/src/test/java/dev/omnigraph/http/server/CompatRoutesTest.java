@@ -85,7 +85,7 @@ class CompatRoutesTest {
     void storedQueriesAreListedAndInvokedByName() {
         http.postJson("/graphs/social/load", Json.object().put("data", PEOPLE).put("mode", "append"));
         assertThat(http.get("/graphs/social/queries").json().path("queries")).isEmpty();
-        StoredQueries.add(social.root(), QUERIES, social.catalog());
+        StoredQueries.add(social.objectStore(), QUERIES, social.catalog()).block();
 
         JsonNode listed = http.get("/graphs/social/queries").json();
         assertThat(listed.path("queries")).hasSize(4);

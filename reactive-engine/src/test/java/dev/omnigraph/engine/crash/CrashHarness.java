@@ -56,12 +56,12 @@ final class CrashHarness {
                 Omnigraph seeded = Omnigraph.init(services, root, CrashScenario.SCHEMA).block();
                 seeded.load("main", LoadMode.APPEND, Flux.just(ByteBuffer.wrap(CrashScenario.SEED.getBytes(StandardCharsets.UTF_8))),
                         LoadOptions.DEFAULT).block();
-                GraphState before = state(seeded);
+                GraphState before = state(seeded, services);
                 Path reference = scratch.resolve("reference-" + s);
                 copy(root, reference);
                 Omnigraph ref = Omnigraph.open(services, reference, OpenMode.READ_WRITE).block();
                 s.run(ref).block();
-                return new Expectation(root, before, state(ref));
+                return new Expectation(root, before, state(ref, services));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -70,8 +70,14 @@ final class CrashHarness {
 
     /** Runs {@link CrashMain} in a child JVM with {@code failpoints} armed; returns its exit code and output. */
     static ChildRun runChild(Path root, String scenario, String failpoints, Path tmp) throws Exception {
-        Process child = ChildJvm.start(CrashMain.class, tmp, List.of(root.toString(), scenario),
-                List.of("OMNIGRAPH_FAILPOINTS=" + failpoints));
+        return runChild(root.toString(), scenario, failpoints, tmp, List.of());
+    }
+
+    /** As above for a root given as text (a path or an {@code s3://} URI), with extra environment entries. */
+    static ChildRun runChild(String root, String scenario, String failpoints, Path tmp, List<String> env) throws Exception {
+        List<String> environment = new ArrayList<>(env);
+        environment.add("OMNIGRAPH_FAILPOINTS=" + failpoints);
+        Process child = ChildJvm.start(CrashMain.class, tmp, List.of(root, scenario), environment);
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(child.waitFor(120, TimeUnit.SECONDS)).as("child finished").isTrue();
         return new ChildRun(child.exitValue(), output);
@@ -108,7 +114,7 @@ final class CrashHarness {
         Map<String, List<String>> rows = new TreeMap<>();
         var snapshot = graph.snapshot(ReadTarget.branch(branch)).block();
         for (var table : snapshot.tables()) {
-            TableRef ref = new TableRef(graph.root().resolve(table.path()).toString(), table.lanceBranch());
+            TableRef ref = new TableRef(graph.location().uri() + "/" + table.path(), table.lanceBranch());
             List<String> canonical = new ArrayList<>();
             services.tables().open(ref, OptionalLong.of(table.version()))
                     .flatMapMany(pinned -> services.tables().scan(pinned, ScanRequest.all()))

@@ -3,7 +3,7 @@ package dev.omnigraph.engine.crash;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.StorageServices;
-import java.nio.file.Path;
+import dev.omnigraph.storage.root.GraphRoot;
 
 /**
  * Child-JVM side of the crash matrix: opens the graph read-write (running recovery, which may itself hit an
@@ -12,7 +12,7 @@ import java.nio.file.Path;
  */
 public final class CrashMain {
     public static void main(String[] args) {
-        Path root = Path.of(args[0]);
+        GraphRoot root = GraphRoot.parse(args[0]); // a path, or s3://… with S3 settings from the environment
         String scenario = args[1];
         try (StorageServices services = StorageServices.create()) {
             Omnigraph graph = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();

@@ -114,7 +114,9 @@ public final class WriterLease {
                                 : attempt(files, settings, deadline));
             }
             LeaseRecord current = LeaseRecord.parse(KEY, found.get().bytes());
-            if (current.free(now)) {
+            // A lease naming this very process that no handle here shares any more is one being given back (a
+            // close that did not wait): taking it over with the next epoch is safe, and a reopen need not wait.
+            if (current.free(now) || current.owner().equals(settings.owner())) {
                 long next = current.epoch() + 1;
                 return files.replaceIf(KEY, found.get().version(),
                                 new LeaseRecord(settings.owner(), next, expiry, false).bytes())

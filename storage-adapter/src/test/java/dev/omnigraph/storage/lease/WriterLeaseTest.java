@@ -38,8 +38,13 @@ class WriterLeaseTest {
     @BeforeEach
     void setUp() {
         scheduler = StorageScheduler.create();
-        files = new LocalObjectStore(root, scheduler);
+        files = store();
         clock = TestClock.startingNow();
+    }
+
+    /** The store the lease object lives in (a subclass runs every case on S3). */
+    ObjectStore store() {
+        return new LocalObjectStore(root, scheduler);
     }
 
     @AfterEach
@@ -97,6 +102,19 @@ class WriterLeaseTest {
         paused.release().block();
         assertThatThrownBy(() -> WriterLease.share(files, owner(33)).block()).hasMessageContaining("process 22");
         taker.release().block();
+    }
+
+    @Test
+    void aLeaseNamingThisProcessThatNoHandleSharesIsTakenOverAtOnce() {
+        // A lease this owner took whose give-back has not landed (a close that did not wait for it).
+        WriterLease stale = WriterLease.take(files, owner(11)).block();
+        WriterTenure reopened = WriterLease.share(files, owner(11)).block();
+        assertThat(reopened.epoch()).as("taken over, not refused as held").isEqualTo(2);
+        stale.renewOnce().block();
+        assertThatThrownBy(stale::requireHeld).isInstanceOf(LeaseLost.class).hasMessageContaining("taken over");
+        stale.giveBack().block(); // a late give-back of the stale lease leaves the new one alone
+        assertThatThrownBy(() -> WriterLease.share(files, owner(22)).block()).isInstanceOf(Conflict.class);
+        reopened.release().block();
     }
 
     @Test
