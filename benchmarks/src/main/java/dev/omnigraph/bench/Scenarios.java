@@ -5,7 +5,8 @@ import java.util.List;
 /** The scenario catalogue, in the order a full run executes them. */
 public final class Scenarios {
     public static final List<String> NAMES = List.of("single-insert", "single-insert-neo4j", "point-read",
-            "concurrent-writers", "bulk-load", "recovery-sweep", "history-depth", "branches", "branch-merge", "point-read-indexed", "optimize");
+            "concurrent-writers", "bulk-load", "recovery-sweep", "history-depth", "branches", "branch-merge", "point-read-indexed", "optimize",
+            "maintained-history");
 
     private Scenarios() {
     }
@@ -23,6 +24,7 @@ public final class Scenarios {
             case "branch-merge" -> new BranchMergeBench();
             case "point-read-indexed" -> new IndexedPointRead();
             case "optimize" -> new OptimizeScenario();
+            case "maintained-history" -> new MaintainedHistory();
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
     }
