@@ -40,7 +40,7 @@ import reactor.core.publisher.Mono;
  * Rolling forward is allowed in every mode (open sweep, write-entry heal, the optimizer's own compensation).
  */
 final class MaintenanceRecovery {
-    static final String OPERATION = "optimize (recovered)";
+    static final String OPERATION = SidecarRecovery.OPTIMIZE_RECOVERED_OPERATION;
 
     private final TableStorage tables;
     private final ManifestStore manifest;

@@ -30,8 +30,21 @@ final class LanceIndexCoverage {
     private LanceIndexCoverage() {
     }
 
+    /** One index of a version: its uuid (hex; a rebuild gets a new one) and the fragment ids it covers. */
+    record IndexMeta(String uuid, Set<Integer> fragments) {
+    }
+
     /** The fragment ids each index of {@code version} of {@code ref} covers, by index name; empty when unknown. */
     static Optional<Map<String, Set<Integer>>> read(TableRef ref, long version) {
+        return indexes(ref, version).map(found -> {
+            Map<String, Set<Integer>> out = new LinkedHashMap<>();
+            found.forEach((name, meta) -> out.put(name, meta.fragments()));
+            return out;
+        });
+    }
+
+    /** Each index of {@code version} of {@code ref} by name; empty when the manifest is not a local file. */
+    static Optional<Map<String, IndexMeta>> indexes(TableRef ref, long version) {
         Optional<Path> dir = BranchTrees.localPath(ref.path())
                 .map(root -> ref.branch().map(b -> root.resolve("tree").resolve(b)).orElse(root).resolve("_versions"));
         if (dir.isEmpty()) {
@@ -51,7 +64,7 @@ final class LanceIndexCoverage {
             }
             long manifestAt = footer.getLong(0);
             OptionalLongField section = indexSection(message(channel, manifestAt));
-            Map<String, Set<Integer>> out = new LinkedHashMap<>();
+            Map<String, IndexMeta> out = new LinkedHashMap<>();
             if (section.present) {
                 ProtoReader indexes = new ProtoReader(message(channel, section.value));
                 while (indexes.next()) {
@@ -82,11 +95,14 @@ final class LanceIndexCoverage {
         return new OptionalLongField(false, 0);
     }
 
-    private static void index(ProtoReader reader, Map<String, Set<Integer>> out) {
+    private static void index(ProtoReader reader, Map<String, IndexMeta> out) {
         String name = null;
+        String uuid = "";
         Set<Integer> fragments = new TreeSet<>();
         while (reader.next()) {
-            if (reader.field() == 3 && reader.wireType() == 2) {
+            if (reader.field() == 1 && reader.wireType() == 2) {
+                uuid = java.util.HexFormat.of().formatHex(bytesOf(reader.bytes()));
+            } else if (reader.field() == 3 && reader.wireType() == 2) {
                 ByteBuffer text = reader.bytes();
                 byte[] bytes = new byte[text.remaining()];
                 text.get(bytes);
@@ -98,8 +114,14 @@ final class LanceIndexCoverage {
             }
         }
         if (name != null) {
-            out.put(name, fragments);
+            out.put(name, new IndexMeta(uuid, fragments));
         }
+    }
+
+    private static byte[] bytesOf(ByteBuffer buffer) {
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+        return bytes;
     }
 
     /** A length-prefixed (u32 LE) protobuf message at {@code position}. */

@@ -470,7 +470,7 @@ public final class LanceTableStorage implements TableStorage {
     public Mono<List<String>> operationsBetween(TableRef ref, long after, long upTo) {
         return withDataset("operationsBetween", ref, OptionalLong.of(upTo), (dataset, allocator) -> {
             OptionalLong fork = ref.branch().isPresent() ? OptionalLong.of(forkVersion(ref, allocator)) : OptionalLong.empty();
-            return TableHistory.operations(dataset, after, upTo, fork);
+            return TableHistory.operations(ref, dataset, after, upTo, fork);
         });
     }
 

@@ -68,6 +68,10 @@ class IndexCoverageTest {
         assertThat(storage.partialIndexes(ref, rebuilt).block()).isEmpty();
         assertThat(storage.sameFragments(ref, compacted, rebuilt).block()).as("an index build moves no fragment").isTrue();
         assertThat(storage.count(storage.open(ref, OptionalLong.of(rebuilt)).block(), java.util.Optional.of("id = 'p17'")).block()).isEqualTo(1);
+        // History names them without reading an index transaction (that would abort the JVM): the compaction's
+        // Rewrite (which renews the remapped index's uuid) is read, the rebuild under the same name is recognised.
+        assertThat(storage.operationsBetween(ref, more, rebuilt).block()).endsWith("Rewrite", "CreateIndex")
+                .allMatch(operation -> TableHistory.isMaintenance(operation) || operation.equals("CreateIndex"));
     }
 
     @Test

@@ -45,6 +45,10 @@ public final class Optimizer {
     public static final String ACTOR = "omnigraph:optimize";
     public static final String WRITER = "optimize";
 
+    /** The operations of the commits optimize (or recovery, for it) publishes: none of them changes a row. */
+    private static final java.util.Set<String> OPERATIONS = java.util.Set.of(WRITER,
+            dev.omnigraph.recovery.SidecarRecovery.OPTIMIZE_RECOVERED_OPERATION);
+
     private final WriteContext ctx;
 
     public Optimizer(WriteContext ctx) {
@@ -67,6 +71,11 @@ public final class Optimizer {
         boolean hasWork() {
             return tasks > 0 || !indexes.isEmpty();
         }
+    }
+
+    /** True for the operation of a commit that only compacted and indexed (the change feed skips it). */
+    public static boolean preservesRows(String operation) {
+        return OPERATIONS.contains(operation);
     }
 
     /** Optimizes main. */
@@ -136,8 +145,9 @@ public final class Optimizer {
         Map<String, Long> landed = new LinkedHashMap<>();
         AtomicInteger compactions = new AtomicInteger();
         AtomicInteger builds = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<Sidecar> intent = new java.util.concurrent.atomic.AtomicReference<>(armed);
         Mono<Done> effects = Flux.fromIterable(work)
-                .concatMap(planned -> effects(planned, compactions, builds, compacted::add).doOnNext(version -> {
+                .concatMap(planned -> effects(planned, intent, compactions, builds, compacted::add).doOnNext(version -> {
                     landed.put(planned.pin().tableKey(), version);
                     if (!planned.indexes().isEmpty()) {
                         indexed.add(new Indexed(planned.pin().tableKey(),
@@ -166,23 +176,44 @@ public final class Optimizer {
                 .then(Mono.error(error));
     }
 
-    /** One table's compaction (if it has tasks), then its index builds; emits the version it ends at. */
-    private Mono<Long> effects(Planned planned, AtomicInteger compactions, AtomicInteger builds,
+    /**
+     * One table's compaction (if it has tasks), then its index builds; emits the version it ends at. Lance does not
+     * always commit one reserve version per task (observed: one fewer on an indexed table), so a compaction may
+     * land below the planned {@code pin + tasks + 1}: then the sidecar is rewritten with the version it landed at
+     * (and the builds after it) before any build, so recovery always knows where compaction ends and builds begin.
+     */
+    private Mono<Long> effects(Planned planned, java.util.concurrent.atomic.AtomicReference<Sidecar> intent,
+                               AtomicInteger compactions, AtomicInteger builds,
                                java.util.function.Consumer<Compacted> onCompacted) {
-        Mono<Void> compaction = planned.tasks() == 0 ? Mono.empty() : compact(planned).doOnNext(onCompacted)
-                .then(Mono.defer(() -> ctx.failpoints().hit(WRITER + ".after_compact:" + compactions.incrementAndGet())));
-        return compaction.then(Mono.defer(() -> new IndexFold(ctx.tables()).run(ctx.ref(planned.pin()),
-                planned.compactedVersion(), planned.indexes(),
-                n -> ctx.failpoints().hit(WRITER + ".after_index:" + builds.incrementAndGet()))));
+        Mono<Long> compaction = planned.tasks() == 0 ? Mono.just(planned.pin().version()) : compact(planned)
+                .doOnNext(onCompacted)
+                .flatMap(done -> ctx.failpoints().hit(WRITER + ".after_compact:" + compactions.incrementAndGet())
+                        .thenReturn(done.toVersion()));
+        return compaction.flatMap(from -> (from == planned.compactedVersion() ? Mono.<Void>empty()
+                        : Mono.defer(() -> ctx.sidecars().write(retarget(intent, planned, from))))
+                .then(Mono.defer(() -> new IndexFold(ctx.tables()).run(ctx.ref(planned.pin()), from, planned.indexes(),
+                        n -> ctx.failpoints().hit(WRITER + ".after_index:" + builds.incrementAndGet())))));
+    }
+
+    /** The intent with {@code planned}'s table compacted to {@code landed}, its builds following from there. */
+    private static Sidecar retarget(java.util.concurrent.atomic.AtomicReference<Sidecar> intent, Planned planned,
+                                    long landed) {
+        return intent.updateAndGet(current -> current.withPayload(current.tables().stream()
+                .map(pin -> !pin.tableKey().equals(planned.pin().tableKey()) ? pin : new Sidecar.TablePin(pin.identity(),
+                        pin.tableKey(), pin.tablePath(), pin.expectedVersion(), landed + planned.indexes().size(),
+                        pin.confirmedVersion(), pin.tableBranch(), landed))
+                .toList(), current.protocolV3()));
     }
 
     private Mono<Compacted> compact(Planned planned) {
         TableRef ref = ctx.ref(planned.pin());
         return ctx.tables().compactFragments(ref).flatMap(landed -> {
             long version = landed.orElse(planned.pin().version());
-            if (version != planned.compactedVersion()) {
+            // Every task commits at most one reserve version, and the rewrite one more.
+            if (version <= planned.pin().version() || version > planned.compactedVersion()) {
                 return Mono.error(new StorageFault(planned.pin().tableKey() + " compaction landed at version " + version
-                        + ", expected " + planned.compactedVersion() + ": another writer committed to it meanwhile", null));
+                        + ", expected at most " + planned.compactedVersion() + ": another writer committed to it "
+                        + "meanwhile", null));
             }
             return ctx.tables().open(ref, OptionalLong.of(version)).map(after -> new Compacted(planned.pin().tableKey(),
                     planned.pin().version(), version, planned.fragments(), after.fragmentCount()));
