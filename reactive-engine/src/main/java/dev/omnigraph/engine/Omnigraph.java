@@ -700,15 +700,21 @@ public final class Omnigraph implements AutoCloseable {
         });
     }
 
-    /**
-     * Compacts main's tables as one tracked maintenance write (see {@link Optimizer}); tables already compact
-     * are left alone and tables with uncovered drift are skipped and reported.
-     */
+    /** Optimizes main: {@link #optimize(String, Optional)}. */
     public Mono<OptimizeResult> optimize(Optional<String> actor) {
+        return optimize(GraphBranches.MAIN, actor);
+    }
+
+    /**
+     * Compacts {@code branch}'s own tables (main: all; a branch: its forked ones) and brings their indexes up to
+     * the schema, as one tracked maintenance write (see {@link Optimizer}); tables already compact and fully
+     * indexed are left alone and tables with uncovered drift are skipped and reported.
+     */
+    public Mono<OptimizeResult> optimize(String branch, Optional<String> actor) {
         return Mono.defer(() -> {
             requireWritable("optimize");
             actor.ifPresent(id -> ValidText.require("actor id", id));
-            return new Optimizer(writeContext()).run(actor);
+            return new Optimizer(writeContext()).run(branch, actor);
         });
     }
 

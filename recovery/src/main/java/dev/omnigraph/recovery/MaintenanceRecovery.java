@@ -23,20 +23,24 @@ import reactor.core.publisher.Mono;
 
 /**
  * Recovery of an Optimize sidecar. Compaction cannot be staged: per table it commits {@code t} ReserveFragments
- * versions and then one Rewrite, i.e. versions {@code (E, E + t + 1]} where {@code E} is the pin it started from
- * ({@code expectedVersion}) and {@code E + t + 1} is the sidecar's {@code postCommitPin}. None of them changes a
+ * versions and then one Rewrite, i.e. versions {@code (E, C]} where {@code E} is the pin it started from
+ * ({@code expectedVersion}) and {@code C = E + t + 1} the pin's {@code compactedVersion} (absent: the
+ * {@code postCommitPin}); then one version per index build, up to {@code postCommitPin}. None of them changes a
  * table's rows, so whatever part of that range landed is published forward — never undone — once the table's
- * history proves it is compaction only. Per table, from pin {@code P}, HEAD {@code H}:
+ * history proves it: every version in {@code (E, C]} is ReserveFragments/Rewrite (read from its transaction), and
+ * every version past {@code C} has exactly {@code C}'s fragments (an index build's transaction cannot be read
+ * without aborting the JVM, and a rebuild keeps the index names, so the proof is that no data moved). Per table,
+ * from pin {@code P}, HEAD {@code H}:
  * <ul>
  *   <li>{@code P == E == H}: untouched; {@code P == H}, {@code E < H <= postCommitPin}: already published;</li>
- *   <li>{@code P == E < H <= postCommitPin} and every version in {@code (E, H]} is ReserveFragments/Rewrite:
- *       published at {@code H} (one publish for every such table);</li>
+ *   <li>{@code P == E < H <= postCommitPin} and {@code (E, H]} is proven as above: published at {@code H} (one
+ *       publish for every such table);</li>
  *   <li>anything else (a foreign version, HEAD past the range, HEAD behind the pin): refused, sidecar kept.</li>
  * </ul>
  * Rolling forward is allowed in every mode (open sweep, write-entry heal, the optimizer's own compensation).
  */
 final class MaintenanceRecovery {
-    static final String OPERATION = "optimize (recovered)";
+    static final String OPERATION = SidecarRecovery.OPTIMIZE_RECOVERED_OPERATION;
 
     private final TableStorage tables;
     private final ManifestStore manifest;
@@ -119,10 +123,17 @@ final class MaintenanceRecovery {
                         : Verdict.refuse(where + " is behind its pin"));
             }
             if (published != expected) return Mono.just(Verdict.refuse(where + " was published by another writer"));
-            return tables.operationsBetween(Classifier.ref(pin), expected, head).map(operations ->
-                    operations.stream().allMatch(TableHistory::isMaintenance)
-                            ? new Verdict(Optional.empty(), OptionalLong.of(head), head)
-                            : Verdict.refuse(where + " has versions that are not compaction: " + operations));
+            long compactedTo = pin.compactedVersion() == null ? last : pin.compactedVersion();
+            Mono<Optional<String>> compaction = compactedTo == expected ? Mono.just(Optional.empty())
+                    : tables.operationsBetween(Classifier.ref(pin), expected, Math.min(head, compactedTo))
+                            .map(operations -> operations.stream().allMatch(TableHistory::isMaintenance) ? Optional.empty()
+                                    : Optional.of(where + " has versions that are not compaction: " + operations));
+            // Past the compaction only index builds: they move no fragment (their transactions are never read).
+            Mono<Optional<String>> indexes = head <= compactedTo ? Mono.just(Optional.empty())
+                    : tables.sameFragments(Classifier.ref(pin), compactedTo, head).map(same -> same ? Optional.empty()
+                            : Optional.of(where + " has versions after its compaction that change fragments"));
+            return compaction.zipWith(indexes).map(found -> found.getT1().or(found::getT2)
+                    .map(Verdict::refuse).orElseGet(() -> new Verdict(Optional.empty(), OptionalLong.of(head), head)));
         });
     }
 }

@@ -28,10 +28,18 @@ public record Sidecar(int schemaVersion, String operationId, String startedAt, S
     public record Identity(long stableTableId, long tableIncarnationId) {
     }
 
-    /** One table a writer touches: where it lives, the pin it expects, and the pin it will leave. */
+    /**
+     * One table a writer touches: where it lives, the pin it expects, and the pin it will leave. {@code
+     * compactedVersion} is set by Optimize only: where its compaction ends and its index builds begin (absent:
+     * the range holds compaction only).
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record TablePin(Identity identity, String tableKey, String tablePath, long expectedVersion,
-                           long postCommitPin, Long confirmedVersion, String tableBranch) {
+                           long postCommitPin, Long confirmedVersion, String tableBranch, Long compactedVersion) {
+        public TablePin(Identity identity, String tableKey, String tablePath, long expectedVersion, long postCommitPin,
+                        Long confirmedVersion, String tableBranch) {
+            this(identity, tableKey, tablePath, expectedVersion, postCommitPin, confirmedVersion, tableBranch, null);
+        }
     }
 
     /** A Lance transaction identity. */

@@ -28,6 +28,8 @@ import reactor.core.publisher.Mono;
  */
 public final class SidecarRecovery {
     public static final String RECOVERY_ACTOR = "omnigraph:recovery";
+    /** The operation of the commit that publishes an interrupted optimize forward (it changes no row). */
+    public static final String OPTIMIZE_RECOVERED_OPERATION = "optimize (recovered)";
 
     /** Which actions a caller allows. */
     public enum Mode {

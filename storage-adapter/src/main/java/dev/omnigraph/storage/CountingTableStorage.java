@@ -157,6 +157,21 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<Long> rebuildIndex(TableRef ref, long expectedVersion, IndexSpec spec) {
+        return counted(Call.INDEX, () -> delegate.rebuildIndex(ref, expectedVersion, spec));
+    }
+
+    @Override
+    public Mono<List<String>> partialIndexes(TableRef ref, long version) {
+        return counted(Call.INDEX, () -> delegate.partialIndexes(ref, version));
+    }
+
+    @Override
+    public Mono<Boolean> sameFragments(TableRef ref, long base, long upTo) {
+        return counted(Call.OPEN, () -> delegate.sameFragments(ref, base, upTo));
+    }
+
+    @Override
     public Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request) {
         return counted(Call.SCAN, () -> delegate.nearest(snapshot, request));
     }

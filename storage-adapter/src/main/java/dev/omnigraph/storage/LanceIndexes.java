@@ -40,15 +40,19 @@ final class LanceIndexes {
         return dataset.listIndexes().stream().sorted().toList();
     }
 
-    /** Builds {@code spec} on {@code dataset} (opened at its latest version); returns the version it produced. */
-    static long create(TableRef ref, Dataset dataset, long expectedVersion, IndexSpec spec) {
+    /**
+     * Builds {@code spec} on {@code dataset} (opened at its latest version); returns the version it produced. With
+     * {@code replace} the index must exist and is rebuilt over every fragment; without, it must not exist yet.
+     */
+    static long create(TableRef ref, Dataset dataset, long expectedVersion, IndexSpec spec, boolean replace) {
         if (dataset.version() != expectedVersion) {
             throw new ReadSetChanged("table " + ref, "version " + expectedVersion, "version " + dataset.version());
         }
-        if (dataset.listIndexes().contains(spec.name())) {
-            throw new StorageFault("index " + spec.name() + " already exists on " + ref, null);
+        if (dataset.listIndexes().contains(spec.name()) != replace) {
+            throw new StorageFault("index " + spec.name() + (replace ? " does not exist on " : " already exists on ")
+                    + ref, null);
         }
-        dataset.createIndex(List.of(spec.column()), type(spec), Optional.of(spec.name()), params(spec), false);
+        dataset.createIndex(List.of(spec.column()), type(spec), Optional.of(spec.name()), params(spec), replace);
         long achieved = dataset.version();
         if (achieved != expectedVersion + 1 || !dataset.listIndexes().contains(spec.name())) {
             throw new StorageFault("index " + spec.name() + " on " + ref + " landed as version " + achieved

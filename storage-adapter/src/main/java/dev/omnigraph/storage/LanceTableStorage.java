@@ -418,7 +418,41 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Mono<Long> createIndex(TableRef ref, long expectedVersion, IndexSpec spec) {
         return withDataset("createIndex", ref, OptionalLong.empty(),
-                (dataset, allocator) -> LanceIndexes.create(ref, dataset, expectedVersion, spec));
+                (dataset, allocator) -> LanceIndexes.create(ref, dataset, expectedVersion, spec, false));
+    }
+
+    @Override
+    public Mono<Long> rebuildIndex(TableRef ref, long expectedVersion, IndexSpec spec) {
+        return withDataset("rebuildIndex", ref, OptionalLong.empty(),
+                (dataset, allocator) -> LanceIndexes.create(ref, dataset, expectedVersion, spec, true));
+    }
+
+    @Override
+    public Mono<List<String>> partialIndexes(TableRef ref, long version) {
+        return withDataset("partialIndexes", ref, OptionalLong.of(version), (dataset, allocator) -> {
+            java.util.Set<Integer> fragments = new java.util.HashSet<>();
+            dataset.getFragments().forEach(fragment -> fragments.add(fragment.getId()));
+            return LanceIndexCoverage.read(ref, version).map(coverage -> coverage.entrySet().stream()
+                    .filter(index -> !index.getValue().containsAll(fragments)).map(Map.Entry::getKey).sorted().toList())
+                    .orElse(List.of());
+        });
+    }
+
+    @Override
+    public Mono<Boolean> sameFragments(TableRef ref, long base, long upTo) {
+        return withDataset("sameFragments", ref, OptionalLong.of(upTo), (dataset, allocator) -> {
+            List<com.lancedb.lance.FragmentMetadata> expected = fragmentsAt(dataset, base);
+            for (long version = base + 1; version <= upTo; version++) {
+                if (!fragmentsAt(dataset, version).equals(expected)) return false;
+            }
+            return true;
+        });
+    }
+
+    private static List<com.lancedb.lance.FragmentMetadata> fragmentsAt(Dataset latest, long version) {
+        try (Dataset at = latest.checkoutVersion(version)) {
+            return at.getFragments().stream().map(com.lancedb.lance.Fragment::metadata).toList();
+        }
     }
 
     @Override
@@ -437,7 +471,7 @@ public final class LanceTableStorage implements TableStorage {
     public Mono<List<String>> operationsBetween(TableRef ref, long after, long upTo) {
         return withDataset("operationsBetween", ref, OptionalLong.of(upTo), (dataset, allocator) -> {
             OptionalLong fork = ref.branch().isPresent() ? OptionalLong.of(forkVersion(ref, allocator)) : OptionalLong.empty();
-            return TableHistory.operations(dataset, after, upTo, fork);
+            return TableHistory.operations(ref, dataset, after, upTo, fork);
         });
     }
 

@@ -1,11 +1,14 @@
 package dev.omnigraph.storage;
 
 import com.lancedb.lance.Dataset;
+import com.lancedb.lance.FragmentMetadata;
 import com.lancedb.lance.compaction.CompactionOptions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Reading a table's version history without tripping Lance's JNI aborts, and the one definition of what
@@ -28,29 +31,44 @@ public final class TableHistory {
         return MAINTENANCE.contains(operation);
     }
 
-    /** The operation of every version in {@code (after, upTo]}; {@code latest} is opened at {@code upTo}. */
-    static List<String> operations(Dataset latest, long after, long upTo, OptionalLong forkVersion) {
+    /**
+     * The operation of every version in {@code (after, upTo]} of {@code ref}; {@code latest} is opened at
+     * {@code upTo}. An index build is recognised without reading it: its index names differ from the previous
+     * version's, or (a rebuild under the same name, as optimize does) an index uuid changed while no fragment did —
+     * a Rewrite also renews the uuids of the indexes it remaps, but it changes fragments and its transaction is
+     * readable. Uuids come from the manifest, so only on local roots.
+     */
+    static List<String> operations(TableRef ref, Dataset latest, long after, long upTo, OptionalLong forkVersion) {
         List<String> out = new ArrayList<>();
-        List<String> previous = after < 1 ? List.of() : indexes(latest, after);
+        State previous = after < 1 ? State.NONE : state(ref, latest, after);
         for (long version = Math.max(1, after + 1); version <= upTo; version++) {
-            try (Dataset at = latest.checkoutVersion(version)) {
-                List<String> indexes = at.listIndexes().stream().sorted().toList();
-                if (forkVersion.isPresent() && version == forkVersion.getAsLong()) {
-                    out.add("Clone");
-                } else if (!indexes.equals(previous)) {
-                    out.add("CreateIndex");
-                } else {
+            State current = state(ref, latest, version);
+            if (forkVersion.isPresent() && version == forkVersion.getAsLong()) {
+                out.add("Clone");
+            } else if (!current.names().equals(previous.names())
+                    || (!current.uuids().equals(previous.uuids()) && current.fragments().equals(previous.fragments()))) {
+                out.add("CreateIndex");
+            } else {
+                try (Dataset at = latest.checkoutVersion(version)) {
                     out.add(at.readTransaction().map(tx -> tx.operation().name()).orElse("Unknown"));
                 }
-                previous = indexes;
             }
+            previous = current;
         }
         return List.copyOf(out);
     }
 
-    private static List<String> indexes(Dataset latest, long version) {
+    /** What tells an index build apart: index names, their uuids (empty when unknown) and the fragments. */
+    private record State(List<String> names, Map<String, String> uuids, List<FragmentMetadata> fragments) {
+        static final State NONE = new State(List.of(), Map.of(), List.of());
+    }
+
+    private static State state(TableRef ref, Dataset latest, long version) {
+        Map<String, String> uuids = new TreeMap<>();
+        LanceIndexCoverage.indexes(ref, version).ifPresent(found -> found.forEach((name, meta) -> uuids.put(name, meta.uuid())));
         try (Dataset at = latest.checkoutVersion(version)) {
-            return at.listIndexes().stream().sorted().toList();
+            return new State(at.listIndexes().stream().sorted().toList(), uuids,
+                    at.getFragments().stream().map(com.lancedb.lance.Fragment::metadata).toList());
         }
     }
 }

@@ -123,6 +123,23 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Mono<Long> createIndex(TableRef ref, long expectedVersion, IndexSpec spec);
 
     /**
+     * Rebuilds existing index {@code spec} of {@code ref} from every fragment of its latest version (Lance's
+     * create with replace), under the same contract as {@link #createIndex}: exactly one version after
+     * {@code expectedVersion}. The version keeps the same index names, so it is no more readable as a transaction.
+     */
+    Mono<Long> rebuildIndex(TableRef ref, long expectedVersion, IndexSpec spec);
+
+    /**
+     * The indexes of {@code ref} at {@code version} that do not cover every fragment of that version (fragments
+     * appended after the index was built, or written by a compaction of unindexed ones), sorted; empty when there
+     * are none or coverage cannot be read (a root that is not a local directory).
+     */
+    Mono<List<String>> partialIndexes(TableRef ref, long version);
+
+    /** True when every version in {@code (base, upTo]} of {@code ref} has exactly {@code base}'s fragments. */
+    Mono<Boolean> sameFragments(TableRef ref, long base, long upTo);
+
+    /**
      * The rows an approximate nearest-neighbour search through {@code snapshot}'s vector index returns (at most
      * {@code k}, closest first, with Lance's {@code _distance}). Only for a table that has a vector index on the
      * column; unindexed fragments are searched exhaustively by Lance. No rows when Lance 0.39 cannot answer

@@ -13,8 +13,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-/** {@code omnigraph optimize <root> [--as actor] [--json]}: compacts main's tables as one commit. */
-@Command(name = "optimize", description = "Compact main's tables (small fragments, deleted rows) as one commit.")
+/**
+ * {@code omnigraph optimize <root> [--branch B] [--as actor] [--json]}: compacts a branch's own tables and folds
+ * their indexes as one commit.
+ */
+@Command(name = "optimize", description = "Compact a branch's own tables (small fragments, deleted rows) and bring "
+        + "their indexes up to the schema, as one commit.")
 final class OptimizeCommand implements Callable<Integer> {
     @ParentCommand
     OmnigraphCli cli;
@@ -22,16 +26,20 @@ final class OptimizeCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "<root>", description = "The graph root.")
     GraphRoot root;
 
+    @Option(names = "--branch", defaultValue = "main", description = "Branch to optimize: main's tables, or the tables "
+            + "forked on the branch (tables it still inherits are main's) (default: ${DEFAULT-VALUE}).")
+    String branch;
+
     @Option(names = "--as", paramLabel = "<actor>", description = "Actor recorded on the commit (default omnigraph:optimize).")
     String actor;
 
-    @Option(names = "--json", description = "Print {graph_commit_id, compacted, skipped_drift, already_compact}.")
+    @Option(names = "--json", description = "Print {graph_commit_id, compacted, indexed, skipped_drift, already_compact}.")
     boolean json;
 
     @Override
     public Integer call() {
         Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
-        OptimizeResult result = graph.optimize(Optional.ofNullable(actor)).block();
+        OptimizeResult result = graph.optimize(branch, Optional.ofNullable(actor)).block();
         if (json) {
             cli.out.println(Json.text(MaintenanceShapes.optimize(result)));
             return OmnigraphCli.OK;
@@ -40,11 +48,14 @@ final class OptimizeCommand implements Callable<Integer> {
             cli.out.println(table.tableKey() + "  v" + table.fromVersion() + " -> v" + table.toVersion() + "  fragments "
                     + table.fragmentsBefore() + " -> " + table.fragmentsAfter());
         }
+        for (OptimizeResult.Indexed table : result.indexed()) {
+            cli.out.println(table.tableKey() + "  indexes " + String.join(", ", table.indexes()));
+        }
         for (OptimizeResult.SkippedDrift table : result.skipped()) {
             cli.err.println(table.tableKey() + "  skipped: HEAD " + table.head() + " is past its published version "
                     + table.published() + "; " + dev.omnigraph.storage.error.Conflict.UNCOVERED_DRIFT);
         }
-        cli.out.println(result.commitId().map(id -> "committed " + id).orElse("nothing to compact")
+        cli.out.println(result.commitId().map(id -> "committed " + id).orElse("nothing to compact or index")
                 + " (" + result.alreadyCompact() + " table(s) already compact)");
         return OmnigraphCli.OK;
     }

@@ -4,8 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.http.wire.MaintenanceShapes;
+import dev.omnigraph.storage.manifest.GraphBranches;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import reactor.core.publisher.Mono;
 
 /**
@@ -19,8 +22,9 @@ final class MaintenanceRoutes {
     static List<Route> routes() {
         return List.of(
                 new Route("POST", "optimize", MaintenanceRoutes::optimize,
-                        ApiDoc.of("optimize", "Compact main's tables as one commit (tables already compact and "
-                                + "tables with uncovered drift are left alone)", "OptimizeOutput").statuses(409, 503)),
+                        ApiDoc.of("optimize", "Compact a branch's own tables and bring their indexes up to the schema "
+                                + "as one commit (tables already compact and fully indexed, and tables with uncovered "
+                                + "drift, are left alone)", "OptimizeOutput").body("OptimizeRequest").statuses(404, 409, 503)),
                 new Route("POST", "repair", MaintenanceRoutes::repair,
                         ApiDoc.of("repair", "Classify table versions no tracked write published; confirm publishes "
                                 + "compaction-only drift, confirm+force any drift ahead of its pin", "RepairOutput")
@@ -28,7 +32,11 @@ final class MaintenanceRoutes {
     }
 
     private static Mono<Void> optimize(Exchange ex, Omnigraph graph, Map<String, String> vars) {
-        return graph.optimize(ex.actor).flatMap(result -> ex.json(200, MaintenanceShapes.optimize(result)));
+        return ex.jsonBody(true).flatMap(body -> {
+            ReadRoutes.onlyFields(body, Set.of("branch"), "an optimize takes branch");
+            String branch = Optional.ofNullable(ReadRoutes.text(body, "branch")).orElse(GraphBranches.MAIN);
+            return graph.optimize(branch, ex.actor).flatMap(result -> ex.json(200, MaintenanceShapes.optimize(result)));
+        });
     }
 
     private static Mono<Void> repair(Exchange ex, Omnigraph graph, Map<String, String> vars) {

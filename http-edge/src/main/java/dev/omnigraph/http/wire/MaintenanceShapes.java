@@ -11,7 +11,7 @@ public final class MaintenanceShapes {
     private MaintenanceShapes() {
     }
 
-    /** {@code {graph_commit_id, compacted:[…], skipped_drift:[…], already_compact}}. */
+    /** {@code {graph_commit_id, compacted:[…], indexed:[…], skipped_drift:[…], already_compact}}. */
     public static ObjectNode optimize(OptimizeResult result) {
         ObjectNode out = Json.object();
         if (result.commitId().isPresent()) out.put("graph_commit_id", result.commitId().get());
@@ -20,6 +20,11 @@ public final class MaintenanceShapes {
         result.compacted().forEach(table -> compacted.addObject().put("table_key", table.tableKey())
                 .put("from_version", table.fromVersion()).put("to_version", table.toVersion())
                 .put("fragments_before", table.fragmentsBefore()).put("fragments_after", table.fragmentsAfter()));
+        ArrayNode indexed = out.putArray("indexed");
+        result.indexed().forEach(table -> {
+            ObjectNode item = indexed.addObject().put("table_key", table.tableKey());
+            table.indexes().forEach(item.putArray("indexes")::add);
+        });
         ArrayNode skipped = out.putArray("skipped_drift");
         result.skipped().forEach(table -> skipped.addObject().put("table_key", table.tableKey())
                 .put("published_version", table.published()).put("head_version", table.head()));

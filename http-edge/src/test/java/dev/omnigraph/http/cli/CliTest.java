@@ -403,6 +403,12 @@ class CliTest {
                 .doesNotContain("\"graph_commit_id\":null");
         CliRun second = ok("optimize", root.toString());
         assertThat(second.out()).contains("nothing to compact");
+        ok("branch", "create", root.toString(), "dev");
+        ok("mutate", "addPerson", root.toString(), "--query", queries.toString(), "--branch", "dev", "--params",
+                "{\"name\":\"Yan\",\"age\":4}");
+        CliRun onDev = ok("optimize", root.toString(), "--branch", "dev");
+        assertThat(onDev.out()).contains("node:Person  indexes og_btree_id").contains("committed");
+        assertThat(ok("optimize", root.toString()).out()).contains("nothing to compact");
     }
 
     @Test

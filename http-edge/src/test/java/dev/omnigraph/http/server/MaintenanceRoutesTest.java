@@ -41,9 +41,18 @@ class MaintenanceRoutesTest {
         assertThat(compacted.get(0).path("table_key").asText()).isEqualTo("node:Person");
         assertThat(compacted.get(0).path("fragments_after").asInt()).isEqualTo(1);
         assertThat(first.json().path("graph_commit_id").isTextual()).isTrue();
+        assertThat(first.json().path("indexed").findValuesAsText("table_key")).contains("node:Person");
 
         HttpFixture.Reply second = http.postJson("/graphs/social/optimize", Json.object());
         assertThat(second.json().path("graph_commit_id").isNull()).as(second.toString()).isTrue();
+        assertThat(second.json().path("indexed").size()).isZero();
+        HttpFixture.Reply onMain = http.postJson("/graphs/social/optimize", Json.object().put("branch", "main"));
+        assertThat(onMain.json().path("graph_commit_id").isNull()).as(onMain.toString()).isTrue();
+        HttpFixture.Reply noBranch = http.postJson("/graphs/social/optimize", Json.object().put("branch", "nope"));
+        assertThat(noBranch.status()).as(noBranch.toString()).isEqualTo(404);
+        HttpFixture.Reply unknown = http.postJson("/graphs/social/optimize", Json.object().put("branches", "main"));
+        assertThat(unknown.status()).as(unknown.toString()).isEqualTo(400);
+        assertThat(unknown.body()).contains("branches");
 
         HttpFixture.Reply repair = http.postJson("/graphs/social/repair", Json.object().put("confirm", true));
         assertThat(repair.status()).as(repair.toString()).isEqualTo(200);

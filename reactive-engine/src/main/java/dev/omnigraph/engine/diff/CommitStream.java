@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.diff;
 
+import dev.omnigraph.engine.maintain.Optimizer;
 import dev.omnigraph.storage.TableSnapshot;
 import dev.omnigraph.storage.error.ChangeDiffRefused;
 import dev.omnigraph.storage.manifest.GraphCommit;
@@ -81,7 +82,11 @@ final class CommitStream {
                 });
     }
 
+    /** An optimize commit moves pins but changes no entity, so it is not diffed at all. */
     private static List<String> touched(GraphCommit commit, ChangeFilter filter) {
+        if (Optimizer.preservesRows(commit.operation())) {
+            return List.of();
+        }
         return commit.deltas().stream().map(TableDelta::tableKey).distinct().sorted()
                 .filter(key -> filter.admitsTable(kindOf(key), typeOf(key))).toList();
     }

@@ -2,6 +2,7 @@ package dev.omnigraph.engine.maintain;
 
 import dev.omnigraph.engine.gate.Permit;
 import dev.omnigraph.engine.maintain.OptimizeResult.Compacted;
+import dev.omnigraph.engine.maintain.OptimizeResult.Indexed;
 import dev.omnigraph.engine.maintain.OptimizeResult.SkippedDrift;
 import dev.omnigraph.engine.write.RecoveryCoordinator;
 import dev.omnigraph.engine.write.WriteContext;
@@ -22,22 +23,31 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * {@code optimize}: compacts main's tables (small fragments folded, deleted rows materialised) as one tracked
- * maintenance write. Under main's branch gate and every table's gate it refuses pending recovery, skips tables
- * whose HEAD is not their pin (uncovered drift, reported), plans each remaining table (tables with nothing to
- * compact are left alone), and when anything is left: arms one Optimize sidecar naming, per table, the pin it
- * starts from and the last version its compaction lands ({@code pin + tasks + 1}: one ReserveFragments version per
- * task, then the Rewrite); compacts table by table; publishes every new version in one commit; deletes the sidecar.
- * A failure after arming is compensated by recovery, which publishes whatever compaction landed (it never changes
- * rows); a crash leaves the sidecar for the next open or write to do the same.
+ * {@code optimize}: compacts one branch's own tables (small fragments folded, deleted rows materialised) and folds
+ * their indexes, as one tracked maintenance write. A branch's own tables are the ones on its Lance ref: all of
+ * main's on main, the forked ones on a branch (tables a branch still inherits are main's to optimize). Under the
+ * branch's gate and every table's gate it refuses pending recovery, skips tables whose HEAD is not their pin
+ * (uncovered drift, reported), plans each remaining table — compaction tasks, and the indexes its schema implies
+ * that are missing or do not cover every fragment ({@link IndexFold}) — and when anything is left: arms one
+ * Optimize sidecar naming, per table, the pin it starts from, the version its compaction ends at
+ * ({@code pin + tasks + 1}: one ReserveFragments version per task, then the Rewrite; the pin itself when there is
+ * nothing to compact) and the last version ({@code + one per index build}); compacts and then indexes table by
+ * table; publishes every new version in one commit; deletes the sidecar. A failure after arming is compensated by
+ * recovery, which publishes whatever landed (none of it changes rows); a crash leaves the sidecar for the next
+ * open or write to do the same.
  */
 public final class Optimizer {
     public static final String ACTOR = "omnigraph:optimize";
     public static final String WRITER = "optimize";
+
+    /** The operations of the commits optimize (or recovery, for it) publishes: none of them changes a row. */
+    private static final java.util.Set<String> OPERATIONS = java.util.Set.of(WRITER,
+            dev.omnigraph.recovery.SidecarRecovery.OPTIMIZE_RECOVERED_OPERATION);
 
     private final WriteContext ctx;
 
@@ -45,40 +55,65 @@ public final class Optimizer {
         this.ctx = ctx;
     }
 
-    /** One table to compact: its pin and how many rewrite tasks Lance planned. */
-    private record Planned(TableEntry pin, int tasks, int fragments) {
+    /**
+     * One table with work: its pin, the rewrite tasks Lance planned (0: already compact) and the index builds that
+     * follow the compaction.
+     */
+    private record Planned(TableEntry pin, int tasks, int fragments, List<IndexFold.Build> indexes) {
+        long compactedVersion() {
+            return pin.version() + (tasks > 0 ? tasks + 1 : 0);
+        }
+
         long lastVersion() {
-            return pin.version() + tasks + 1;
+            return compactedVersion() + indexes.size();
+        }
+
+        boolean hasWork() {
+            return tasks > 0 || !indexes.isEmpty();
         }
     }
 
+    /** True for the operation of a commit that only compacted and indexed (the change feed skips it). */
+    public static boolean preservesRows(String operation) {
+        return OPERATIONS.contains(operation);
+    }
+
+    /** Optimizes main. */
     public Mono<OptimizeResult> run(Optional<String> actor) {
-        return ctx.manifest().load(GraphBranches.MAIN).flatMap(probe -> {
+        return run(GraphBranches.MAIN, actor);
+    }
+
+    /** Optimizes {@code branch}'s own tables (on main: every table). */
+    public Mono<OptimizeResult> run(String branch, Optional<String> actor) {
+        return ctx.manifest().load(branch).flatMap(probe -> {
             TreeSet<String> keys = new TreeSet<>();
             probe.liveTables().forEach(entry -> keys.add(entry.tableKey()));
-            return Mono.usingWhen(ctx.gates().forWrite(GraphBranches.MAIN, keys), permit -> underGates(keys, actor),
+            return Mono.usingWhen(ctx.gates().forWrite(branch, keys), permit -> underGates(branch, keys, actor),
                     Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync);
         });
     }
 
-    private Mono<OptimizeResult> underGates(java.util.Set<String> gated, Optional<String> actor) {
+    private Mono<OptimizeResult> underGates(String branch, java.util.Set<String> gated, Optional<String> actor) {
+        Optional<String> ownRef = GraphBranches.lanceRef(branch);
         return ctx.sidecars().list().next().flatMap(pending -> Mono.<ManifestState>error(new RecoveryRequired(
                         pending.operationId(), "optimize refused: a write's recovery is pending", null)))
-                .switchIfEmpty(Mono.defer(() -> ctx.manifest().load(GraphBranches.MAIN)))
+                .switchIfEmpty(Mono.defer(() -> ctx.manifest().load(branch)))
                 .flatMap(state -> {
                     List<SkippedDrift> skipped = new ArrayList<>();
                     return Flux.fromIterable(state.liveTables())
-                            // Main's own tables, and only those gated (a schema apply may have added one since).
-                            .filter(entry -> entry.lanceBranch().isEmpty() && gated.contains(entry.tableKey()))
+                            // The branch's own tables, and only those gated (a schema apply may have added one since).
+                            .filter(entry -> entry.lanceBranch().equals(ownRef) && gated.contains(entry.tableKey()))
                             .concatMap(entry -> plan(entry, skipped))
                             .collectList()
                             .flatMap(planned -> ctx.failpoints().hit(WRITER + ".after_plan").then(Mono.defer(() -> {
-                                List<Planned> work = planned.stream().filter(p -> p.tasks() > 0).toList();
-                                int compact = planned.size() - work.size();
+                                List<Planned> work = planned.stream().filter(Planned::hasWork).toList();
+                                int compact = (int) planned.stream().filter(p -> p.tasks() == 0).count();
                                 return work.isEmpty()
-                                        ? Mono.just(new OptimizeResult(List.of(), skipped, compact, Optional.empty()))
-                                        : compactAll(state, work, actor).map(done -> new OptimizeResult(done.compacted(),
-                                                skipped, compact, Optional.of(done.commitId())));
+                                        ? Mono.just(new OptimizeResult(List.of(), skipped, compact, Optional.empty(),
+                                                List.of()))
+                                        : compactAll(branch, state, work, actor).map(done -> new OptimizeResult(
+                                                done.compacted(), skipped, compact, Optional.of(done.commitId()),
+                                                done.indexed()));
                             })));
                 });
     }
@@ -90,27 +125,41 @@ public final class Optimizer {
                 skipped.add(new SkippedDrift(entry.tableKey(), entry.version(), head.version()));
                 return Mono.empty();
             }
-            return ctx.tables().compactionTasks(ref).map(tasks -> new Planned(entry, tasks, head.fragmentCount()));
+            Mono<List<IndexFold.Build>> indexes = ctx.catalog().table(entry.tableKey())
+                    .map(table -> new IndexFold(ctx.tables()).plan(table, ref, entry.version(), entry.rowCount()))
+                    .orElse(Mono.just(List.of()));
+            return Mono.zip(ctx.tables().compactionTasks(ref), indexes)
+                    .map(both -> new Planned(entry, both.getT1(), head.fragmentCount(), both.getT2()));
         });
     }
 
-    private record Done(List<Compacted> compacted, String commitId) {
+    private record Done(List<Compacted> compacted, List<Indexed> indexed, String commitId) {
     }
 
-    private Mono<Done> compactAll(ManifestState state, List<Planned> work, Optional<String> actor) {
+    private Mono<Done> compactAll(String branch, ManifestState state, List<Planned> work, Optional<String> actor) {
         String operationId = Ulid.next();
         String commitId = Ulid.next();
-        Sidecar armed = intent(operationId, work, actor);
+        Sidecar armed = intent(branch, operationId, work, actor);
         List<Compacted> compacted = new ArrayList<>();
-        Mono<Done> effects = Flux.range(0, work.size())
-                .concatMap(i -> compact(work.get(i)).doOnNext(compacted::add)
-                        .then(ctx.failpoints().hit(WRITER + ".after_compact:" + (i + 1))))
-                .then(Mono.defer(() -> publish(state, compacted, commitId, actor)))
+        List<Indexed> indexed = new ArrayList<>();
+        Map<String, Long> landed = new LinkedHashMap<>();
+        AtomicInteger compactions = new AtomicInteger();
+        AtomicInteger builds = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<Sidecar> intent = new java.util.concurrent.atomic.AtomicReference<>(armed);
+        Mono<Done> effects = Flux.fromIterable(work)
+                .concatMap(planned -> effects(planned, intent, compactions, builds, compacted::add).doOnNext(version -> {
+                    landed.put(planned.pin().tableKey(), version);
+                    if (!planned.indexes().isEmpty()) {
+                        indexed.add(new Indexed(planned.pin().tableKey(),
+                                planned.indexes().stream().map(build -> build.spec().name()).toList()));
+                    }
+                }))
+                .then(Mono.defer(() -> publish(branch, state, landed, commitId, actor)))
                 .then(ctx.failpoints().hit(WRITER + ".after_publish"))
                 .then(ctx.failpoints().hit(WRITER + ".before_sidecar_delete"))
                 .then(ctx.sidecars().delete(operationId)
                         .onErrorResume(error -> Mono.just(false))) // the next heal or open finalizes it
-                .then(Mono.fromSupplier(() -> new Done(List.copyOf(compacted), commitId)));
+                .then(Mono.fromSupplier(() -> new Done(List.copyOf(compacted), List.copyOf(indexed), commitId)));
         return ctx.sidecars().write(armed)
                 .then(ctx.failpoints().hit(WRITER + ".after_arm"))
                 .then(effects.onErrorResume(error -> compensate(operationId, error)));
@@ -127,41 +176,74 @@ public final class Optimizer {
                 .then(Mono.error(error));
     }
 
+    /**
+     * One table's compaction (if it has tasks), then its index builds; emits the version it ends at. Lance does not
+     * always commit one reserve version per task (observed: one fewer on an indexed table), so a compaction may
+     * land below the planned {@code pin + tasks + 1}: then the sidecar is rewritten with the version it landed at
+     * (and the builds after it) before any build, so recovery always knows where compaction ends and builds begin.
+     */
+    private Mono<Long> effects(Planned planned, java.util.concurrent.atomic.AtomicReference<Sidecar> intent,
+                               AtomicInteger compactions, AtomicInteger builds,
+                               java.util.function.Consumer<Compacted> onCompacted) {
+        Mono<Long> compaction = planned.tasks() == 0 ? Mono.just(planned.pin().version()) : compact(planned)
+                .doOnNext(onCompacted)
+                .flatMap(done -> ctx.failpoints().hit(WRITER + ".after_compact:" + compactions.incrementAndGet())
+                        .thenReturn(done.toVersion()));
+        return compaction.flatMap(from -> (from == planned.compactedVersion() ? Mono.<Void>empty()
+                        : Mono.defer(() -> ctx.sidecars().write(retarget(intent, planned, from))))
+                .then(Mono.defer(() -> new IndexFold(ctx.tables()).run(ctx.ref(planned.pin()), from, planned.indexes(),
+                        n -> ctx.failpoints().hit(WRITER + ".after_index:" + builds.incrementAndGet())))));
+    }
+
+    /** The intent with {@code planned}'s table compacted to {@code landed}, its builds following from there. */
+    private static Sidecar retarget(java.util.concurrent.atomic.AtomicReference<Sidecar> intent, Planned planned,
+                                    long landed) {
+        return intent.updateAndGet(current -> current.withPayload(current.tables().stream()
+                .map(pin -> !pin.tableKey().equals(planned.pin().tableKey()) ? pin : new Sidecar.TablePin(pin.identity(),
+                        pin.tableKey(), pin.tablePath(), pin.expectedVersion(), landed + planned.indexes().size(),
+                        pin.confirmedVersion(), pin.tableBranch(), landed))
+                .toList(), current.protocolV3()));
+    }
+
     private Mono<Compacted> compact(Planned planned) {
         TableRef ref = ctx.ref(planned.pin());
         return ctx.tables().compactFragments(ref).flatMap(landed -> {
             long version = landed.orElse(planned.pin().version());
-            if (version != planned.lastVersion()) {
+            // Every task commits at most one reserve version, and the rewrite one more.
+            if (version <= planned.pin().version() || version > planned.compactedVersion()) {
                 return Mono.error(new StorageFault(planned.pin().tableKey() + " compaction landed at version " + version
-                        + ", expected " + planned.lastVersion() + ": another writer committed to it meanwhile", null));
+                        + ", expected at most " + planned.compactedVersion() + ": another writer committed to it "
+                        + "meanwhile", null));
             }
             return ctx.tables().open(ref, OptionalLong.of(version)).map(after -> new Compacted(planned.pin().tableKey(),
                     planned.pin().version(), version, planned.fragments(), after.fragmentCount()));
         });
     }
 
-    private Mono<Void> publish(ManifestState state, List<Compacted> compacted, String commitId, Optional<String> actor) {
+    private Mono<Void> publish(String branch, ManifestState state, Map<String, Long> landed, String commitId,
+                               Optional<String> actor) {
         Map<String, Long> expected = new LinkedHashMap<>();
         List<TableEntry> updates = new ArrayList<>();
-        for (Compacted table : compacted) {
-            TableEntry pin = state.table(table.tableKey()).orElseThrow();
+        landed.forEach((tableKey, version) -> {
+            TableEntry pin = state.table(tableKey).orElseThrow();
             expected.put(pin.tableKey(), pin.version());
-            updates.add(pin.pinnedAt(table.toVersion(), pin.lanceBranch(), pin.rowCount())); // rows never change
-        }
-        return ctx.manifest().branchIdentity(GraphBranches.MAIN)
-                .flatMap(identity -> ctx.publisher().publish(new PublishRequest(GraphBranches.MAIN, ExpectedHead.any(),
+            updates.add(pin.pinnedAt(version, pin.lanceBranch(), pin.rowCount())); // rows never change
+        });
+        return ctx.manifest().branchIdentity(branch)
+                .flatMap(identity -> ctx.publisher().publish(new PublishRequest(branch, ExpectedHead.any(),
                         Optional.of(identity), expected, updates, commitId, Optional.empty(),
                         Optional.of(actor.orElse(ACTOR)), MaintenanceClock.nowMicros(), WRITER)))
                 .then();
     }
 
-    private Sidecar intent(String operationId, List<Planned> work, Optional<String> actor) {
+    private Sidecar intent(String branch, String operationId, List<Planned> work, Optional<String> actor) {
         List<Sidecar.TablePin> pins = work.stream().map(planned -> {
             TableEntry pin = planned.pin();
             return new Sidecar.TablePin(new Sidecar.Identity(pin.stableTableId(), pin.incarnationId()), pin.tableKey(),
-                    ctx.ref(pin).path(), pin.version(), planned.lastVersion(), null, null);
+                    ctx.ref(pin).path(), pin.version(), planned.lastVersion(), null, pin.lanceBranch().orElse(null),
+                    planned.compactedVersion());
         }).toList();
-        return new Sidecar(Sidecar.SCHEMA_VERSION, operationId, Long.toString(MaintenanceClock.nowMicros()), null,
-                actor.orElse(ACTOR), Sidecar.WriterKind.Optimize, pins, null);
+        return new Sidecar(Sidecar.SCHEMA_VERSION, operationId, Long.toString(MaintenanceClock.nowMicros()),
+                GraphBranches.lanceRef(branch).orElse(null), actor.orElse(ACTOR), Sidecar.WriterKind.Optimize, pins, null);
     }
 }
