@@ -225,11 +225,9 @@ public final class ChangeValidator {
         Set<String> missing = new HashSet<>(wanted);
         missing.removeAll(pending);
         Mono<Set<String>> found = replaced || missing.isEmpty() ? Mono.just(Set.of())
-                : committed.whereIn(pin(node.tableKey()), "id", missing, List.of("id"))
-                        .map(row -> (String) row.get("id")).filter(id -> !gone.contains(id))
-                        .collect(HashSet::new, Set::add);
+                : committed.existing(pin(node.tableKey()), "id", missing);
         return found.flatMap(existing -> {
-            missing.removeAll(existing);
+            existing.stream().filter(id -> !gone.contains(id)).forEach(missing::remove);
             if (missing.isEmpty()) {
                 return Mono.empty();
             }
