@@ -93,10 +93,8 @@ public final class Loader {
     /** Append never updates: any id already committed is a terminal key conflict listing the ids. */
     private Mono<Void> requireNewIds(ChangeSet planned, CommittedRows committed) {
         return Flux.fromIterable(planned.changes())
-                .concatMap(change -> committed.whereIn(change.pin(), "id",
-                                change.rows().stream().map(row -> (String) row.get("id")).toList(), List.of("id"))
-                        .map(row -> (String) row.get("id"))
-                        .collectList()
+                .concatMap(change -> committed.existing(change.pin(), "id",
+                                change.rows().stream().map(row -> (String) row.get("id")).toList())
                         .flatMap(existing -> existing.isEmpty() ? Mono.<Void>empty()
                                 : Mono.error(new KeyConflict(change.tableKey().substring(change.tableKey().indexOf(':') + 1),
                                         existing.stream().sorted().toList()))))

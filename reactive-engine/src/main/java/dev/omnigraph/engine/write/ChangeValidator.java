@@ -13,6 +13,7 @@ import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -204,43 +205,54 @@ public final class ChangeValidator {
             return Mono.empty();
         }
         EdgeTable edge = edgeTable(change);
-        return requireNodes(edge, change, "src", edge.type().fromType(), byKey)
-                .then(requireNodes(edge, change, "dst", edge.type().toType(), byKey));
+        List<Endpoints> ends = List.of(endpoints(change, "src", edge.type().fromType(), byKey),
+                endpoints(change, "dst", edge.type().toType(), byKey));
+        // One lookup per node table: src and dst of a Person -> Person edge share it.
+        Map<String, Set<String>> lookups = new LinkedHashMap<>();
+        ends.stream().filter(Endpoints::committedCount)
+                .forEach(end -> lookups.computeIfAbsent(end.node().tableKey(), key -> new HashSet<>()).addAll(end.missing()));
+        return Flux.fromIterable(lookups.entrySet())
+                .concatMap(lookup -> committed.existing(pin(lookup.getKey()), "id", lookup.getValue())
+                        .map(found -> Map.entry(lookup.getKey(), found)))
+                .collectMap(Map.Entry::getKey, Map.Entry::getValue)
+                .doOnNext(found -> ends.forEach(end -> end.report(this, edge, change,
+                        found.getOrDefault(end.node().tableKey(), Set.of()))))
+                .then();
     }
 
-    private Mono<Void> requireNodes(EdgeTable edge, TableChange change, String column, String nodeType,
-                                    Map<String, TableChange> byKey) {
-        Set<String> wanted = new HashSet<>();
-        change.rows().forEach(row -> wanted.add((String) row.get(column)));
+    /** The endpoints of one column that neither the change's own node rows nor an overwrite of their table supply. */
+    private record Endpoints(String column, NodeTable node, Set<String> missing, Set<String> gone,
+                             boolean committedCount) {
+        /** Reports every edge whose endpoint is missing from the committed {@code found} ids or was deleted. */
+        void report(ChangeValidator validator, EdgeTable edge, TableChange change, Set<String> found) {
+            Set<String> absent = new HashSet<>(missing);
+            if (committedCount) {
+                found.stream().filter(id -> !gone.contains(id)).forEach(absent::remove);
+            }
+            if (absent.isEmpty()) {
+                return;
+            }
+            String end = column.equals("src") ? "from" : "to";
+            change.rows().stream().filter(row -> absent.contains((String) row.get(column))).forEach(offender ->
+                    validator.report(Rule.ENDPOINT, new ValidationError(edge.type().name(), end, (String) offender.get("id"),
+                            edge.type().name() + " " + offender.get("id") + ": " + end + " node " + node.type().name()
+                                    + " '" + offender.get(column) + "' does not exist")));
+        }
+    }
+
+    private Endpoints endpoints(TableChange change, String column, String nodeType, Map<String, TableChange> byKey) {
         NodeTable node = catalog.node(nodeType).orElseThrow();
         TableChange nodeChange = byKey.get(node.tableKey());
-        Set<String> pending = new HashSet<>();
+        Set<String> missing = new HashSet<>();
+        change.rows().forEach(row -> missing.add((String) row.get(column)));
         Set<String> gone = new HashSet<>();
-        boolean replaced = false;
         if (nodeChange != null) {
-            nodeChange.rows().forEach(row -> pending.add((String) row.get("id")));
+            nodeChange.rows().forEach(row -> missing.remove((String) row.get("id")));
             gone.addAll(nodeChange.deleteIds());
-            replaced = nodeChange.kind() == TableChange.Kind.OVERWRITE;
         }
-        Set<String> missing = new HashSet<>(wanted);
-        missing.removeAll(pending);
-        Mono<Set<String>> found = replaced || missing.isEmpty() ? Mono.just(Set.of())
-                : committed.whereIn(pin(node.tableKey()), "id", missing, List.of("id"))
-                        .map(row -> (String) row.get("id")).filter(id -> !gone.contains(id))
-                        .collect(HashSet::new, Set::add);
-        return found.flatMap(existing -> {
-            missing.removeAll(existing);
-            if (missing.isEmpty()) {
-                return Mono.empty();
-            }
-            change.rows().stream().filter(row -> missing.contains((String) row.get(column))).forEach(offender -> {
-                String endpoint = (String) offender.get(column);
-                report(Rule.ENDPOINT, new ValidationError(edge.type().name(), column.equals("src") ? "from" : "to",
-                        (String) offender.get("id"), edge.type().name() + " " + offender.get("id") + ": "
-                        + (column.equals("src") ? "from" : "to") + " node " + nodeType + " '" + endpoint + "' does not exist"));
-            });
-            return Mono.empty();
-        });
+        // an overwrite's new image replaces every committed node: an endpoint it lacks does not exist
+        boolean committedCount = nodeChange == null || nodeChange.kind() != TableChange.Kind.OVERWRITE;
+        return new Endpoints(column, node, missing, gone, committedCount);
     }
 
     /** Overwriting a node table must not leave edges (committed or pending) pointing at removed nodes. */

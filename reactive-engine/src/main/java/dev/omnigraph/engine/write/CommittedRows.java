@@ -7,9 +7,10 @@ import dev.omnigraph.storage.TableSnapshot;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
+import java.util.Set;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -18,14 +19,22 @@ public final class CommittedRows {
     /** Ids per {@code IN} list: keeps each Lance filter small. */
     static final int CHUNK = 512;
 
+    /**
+     * Committed rows per wanted value up to which one projected scan of the column beats the {@code IN} chunks.
+     * Without an index every chunk scans the whole table; with a BTREE a chunk costs a query's fixed overhead
+     * (~5 ms), while the column scan costs well under a microsecond per row (docs/performance.md, "Bulk append").
+     */
+    static final int WHOLE_SCAN_ROWS_PER_VALUE = 16;
+
     private final WriteContext ctx;
 
     public CommittedRows(WriteContext ctx) {
         this.ctx = ctx;
     }
 
+    /** The pinned version, not opened: a scan opens its version itself, so a separate open would be a wasted call. */
     public Mono<TableSnapshot> snapshot(TableEntry pin) {
-        return ctx.tables().open(ctx.ref(pin), OptionalLong.of(pin.version()));
+        return Mono.just(TableSnapshot.pinned(ctx.ref(pin), pin.version(), pin.rowCount()));
     }
 
     /** Committed rows matching a SQL filter (empty = all), projected to {@code columns} (empty = all). */
@@ -34,6 +43,40 @@ public final class CommittedRows {
         ScanRequest filtered = filter.isEmpty() ? request : request.withFilter(filter);
         return snapshot(pin).flatMapMany(snapshot -> ctx.tables().scan(snapshot, filtered))
                 .flatMapIterable(RowBatch::rows);
+    }
+
+    /**
+     * Which of {@code values} some committed row holds in {@code column} (exact either way): one {@code IN} scan
+     * per {@link #CHUNK} values, or one scan of the column matched in memory when that is cheaper ({@link Probe#choose}).
+     */
+    public Mono<Set<String>> existing(TableEntry pin, String column, Collection<String> values) {
+        Set<String> wanted = values instanceof Set<String> set ? set : new HashSet<>(values);
+        return existing(pin, column, wanted, Probe.choose(pin.rowCount(), wanted.size()));
+    }
+
+    /** {@link #existing} by the given probe (both are exact; tests compare them). */
+    Mono<Set<String>> existing(TableEntry pin, String column, Set<String> wanted, Probe probe) {
+        if (wanted.isEmpty()) {
+            return Mono.just(Set.of());
+        }
+        Flux<Map<String, Object>> rows = probe == Probe.WHOLE_COLUMN
+                ? where(pin, "", List.of(column)).filter(row -> wanted.contains(row.get(column)))
+                : whereIn(pin, column, wanted, List.of(column));
+        return rows.map(row -> (String) row.get(column))
+                .collect(HashSet::new, Set::add);
+    }
+
+    /** How {@link #existing} finds the committed values. */
+    enum Probe {
+        /** {@code IN} filters of at most {@link #CHUNK} values (BTREE-backed where the column is indexed). */
+        IN_CHUNKS,
+        /** One scan projected to the column, matched against the wanted set in memory. */
+        WHOLE_COLUMN;
+
+        /** The whole column when the {@code IN} filters would need more than one scan of a table not much larger. */
+        static Probe choose(long committedRows, int wanted) {
+            return wanted > CHUNK && committedRows <= (long) wanted * WHOLE_SCAN_ROWS_PER_VALUE ? WHOLE_COLUMN : IN_CHUNKS;
+        }
     }
 
     /** Committed rows whose {@code column} is one of {@code values}, in chunked {@code IN} filters. */
