@@ -12,6 +12,7 @@ import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
 
 /**
  * One synchronous S3 client per distinct {@link S3Settings} in this process. The sync client over the JDK's URL
@@ -38,7 +39,11 @@ final class S3Clients {
                 // S3-compatible servers often reject the SDK's default trailing checksums; send them only when
                 // an operation requires one.
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                // No "Expect: 100-continue" on PUTs: a server may answer a failed condition (412) before reading
+                // the body, and the URL connection then reports "error writing request body" (a fault after
+                // retries) instead of the 412 the conditional writes are built on. Our bodies are small.
+                .serviceConfiguration(S3Configuration.builder().expectContinueEnabled(false).build());
         settings.endpoint().ifPresent(builder::endpointOverride);
         return builder.build();
     }
