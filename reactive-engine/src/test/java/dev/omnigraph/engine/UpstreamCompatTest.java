@@ -224,9 +224,10 @@ class UpstreamCompatTest {
 
     /**
      * A foreign writer (a raw publisher on the same root, as another process would be) lands a commit after this
-     * write's recheck and data commit, right before its publish: an object-store decorator runs it as the write
-     * records its {@code EffectsConfirmed} sidecar (the step just before the publish), so the interleaving is exact
-     * without any waiting.
+     * write's recheck, before its publish: an object-store decorator runs it as the write records its {@code Armed}
+     * sidecar (after the recheck, before the table commit; the confirmation no longer precedes the publish, so it
+     * cannot order the race), and the write's arm completes only once the foreign commit landed: the interleaving
+     * is exact without any waiting.
      */
     @Test
     void aPublishThatLosesTheHeadRaceIsAReadSetConflictAndUndoesItsEffects() {
@@ -239,9 +240,10 @@ class UpstreamCompatTest {
         StorageServices racing = services.withObjectStores(store -> new ObjectStore() {
             @Override
             public Mono<Void> put(String key, byte[] bytes) {
-                boolean confirmed = key.startsWith(SidecarStore.DIRECTORY)
-                        && new String(bytes, StandardCharsets.UTF_8).contains("EffectsConfirmed");
-                return store.put(key, bytes).then(confirmed && armed.compareAndSet(true, false) ? foreignCommit : Mono.empty());
+                String text = new String(bytes, StandardCharsets.UTF_8);
+                boolean arming = key.startsWith(SidecarStore.DIRECTORY) && text.contains("Armed")
+                        && !text.contains("EffectsConfirmed");
+                return store.put(key, bytes).then(arming && armed.compareAndSet(true, false) ? foreignCommit : Mono.empty());
             }
 
             @Override public Mono<Boolean> putIfAbsent(String key, byte[] bytes) { return store.putIfAbsent(key, bytes); }
