@@ -44,13 +44,18 @@ final class CrashHarness {
     record Expectation(Path template, GraphState before, GraphState after) {
     }
 
-    private static final Map<CrashScenario, Expectation> EXPECTATIONS = new ConcurrentHashMap<>();
+    /** Keyed by the scratch directory too: each test class seeds in its own, deleted when that class ends. */
+    private record TemplateKey(Path scratch, CrashScenario scenario) {
+    }
+
+    private static final Map<TemplateKey, Expectation> EXPECTATIONS = new ConcurrentHashMap<>();
 
     private CrashHarness() {
     }
 
     static synchronized Expectation expectation(CrashScenario scenario, StorageServices services, Path scratch) {
-        return EXPECTATIONS.computeIfAbsent(scenario, s -> {
+        return EXPECTATIONS.computeIfAbsent(new TemplateKey(scratch, scenario), key -> {
+            CrashScenario s = key.scenario();
             try {
                 Path root = scratch.resolve("template-" + s);
                 Omnigraph seeded = Omnigraph.init(services, root, CrashScenario.SCHEMA).block();

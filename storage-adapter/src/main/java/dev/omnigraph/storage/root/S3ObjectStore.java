@@ -13,6 +13,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -241,10 +242,45 @@ public final class S3ObjectStore implements ObjectStore {
                 if (e.statusCode() != CONDITIONAL_CONFLICT || attempt >= CONFLICT_RETRIES) {
                     throw fault(operation, key, e);
                 }
+            } catch (SdkClientException e) {
+                return settleAfterTransportFailure(operation, key, bytes, request, e);
             } catch (SdkException e) {
                 throw fault(operation, key, e);
             }
         }
+    }
+
+    /**
+     * The PUT failed in transport (e.g. a server that answers 412 before reading the body and closes the
+     * connection, which the URL connection reports as an error writing the body): settle it by reading the key.
+     * Our own bytes there → stored; the condition visibly failing now (the object exists for a create, or no longer
+     * has the expected ETag for a replace) → not stored, as a 412 would have said; otherwise the outcome is unknown
+     * and the fault stands.
+     */
+    private boolean settleAfterTransportFailure(String operation, String key, byte[] bytes, PutObjectRequest request,
+                                                SdkClientException failure) {
+        Optional<ResponseBytes<GetObjectResponse>> found;
+        try {
+            found = Optional.of(client.getObjectAsBytes(b -> b.bucket(root.bucket()).key(objectKey(key))));
+        } catch (NoSuchKeyException absent) {
+            found = Optional.empty();
+        } catch (SdkException e) {
+            throw fault(operation, key, failure);
+        }
+        if (found.isPresent() && java.util.Arrays.equals(found.get().asByteArray(), bytes)) {
+            return true;
+        }
+        boolean conditionFails = request.ifMatch() != null
+                ? found.map(object -> !unquoted(object.response().eTag()).equals(unquoted(request.ifMatch()))).orElse(true)
+                : found.isPresent();
+        if (conditionFails) {
+            return false;
+        }
+        throw fault(operation, key, failure);
+    }
+
+    private static String unquoted(String etag) {
+        return etag == null ? "" : etag.replace("\"", "");
     }
 
     /**
