@@ -70,30 +70,33 @@ public final class S3ObjectStore implements ObjectStore {
 
     @Override
     public Mono<Optional<byte[]>> get(String key) {
-        return storage.call(() -> {
-            try {
-                return Optional.of(client.getObjectAsBytes(b -> b.bucket(root.bucket()).key(objectKey(key))).asByteArray());
-            } catch (NoSuchKeyException absent) {
-                return Optional.<byte[]>empty();
-            } catch (SdkException e) {
-                throw fault("get", key, e);
-            }
-        });
+        return storage.call(() -> read("get", key).map(ResponseBytes::asByteArray));
     }
 
     /** The version token is the object's ETag: S3 changes it on every PUT whose bytes differ. */
     @Override
     public Mono<Optional<Versioned>> getVersioned(String key) {
-        return storage.call(() -> {
-            try {
-                ResponseBytes<GetObjectResponse> found = client.getObjectAsBytes(b -> b.bucket(root.bucket()).key(objectKey(key)));
-                return Optional.of(new Versioned(found.asByteArray(), found.response().eTag()));
-            } catch (NoSuchKeyException absent) {
-                return Optional.<Versioned>empty();
-            } catch (SdkException e) {
-                throw fault("getVersioned", key, e);
-            }
-        });
+        return storage.call(() -> read("getVersioned", key)
+                .map(found -> new Versioned(found.asByteArray(), found.response().eTag())));
+    }
+
+    /** One GET of {@code key}; empty when it does not exist. */
+    private Optional<ResponseBytes<GetObjectResponse>> read(String operation, String key) {
+        try {
+            return Optional.of(client.getObjectAsBytes(b -> b.bucket(root.bucket()).key(objectKey(key))));
+        } catch (NoSuchKeyException absent) {
+            return Optional.empty();
+        } catch (SdkException e) {
+            throw fault(operation, key, e);
+        }
+    }
+
+    /**
+     * Whether {@code key} holds exactly {@code bytes}. The bytes callers write conditionally are unique (claim and
+     * sidecar ids; a lease record's epoch and expiry), so finding exactly ours means one of our attempts stored it.
+     */
+    private static boolean holds(Optional<ResponseBytes<GetObjectResponse>> found, byte[] bytes) {
+        return found.isPresent() && java.util.Arrays.equals(found.get().asByteArray(), bytes);
     }
 
     /**
@@ -197,7 +200,7 @@ public final class S3ObjectStore implements ObjectStore {
             return "an object has no ETag to compare";
         }
         PutObjectRequest stale = PutObjectRequest.builder().bucket(root.bucket()).key(objectKey(probe))
-                .ifMatch("\"0-not-" + etag.replace("\"", "") + "\"").build();
+                .ifMatch("\"0-not-" + unquoted(etag) + "\"").build();
         if (conditionalPut("replaceIf", probe, new byte[] {1}, stale, true)) {
             return "a PUT with If-Match of another ETag replaced the object";
         }
@@ -237,7 +240,9 @@ public final class S3ObjectStore implements ObjectStore {
                 return true;
             } catch (S3Exception e) {
                 if (e.statusCode() == PRECONDITION_FAILED || goneFails && e.statusCode() == NOT_FOUND) {
-                    return ownEarlierAttempt(operation, key, bytes);
+                    // It can answer the SDK's retry of our own PUT whose first attempt landed but whose response
+                    // was lost.
+                    return holds(read(operation, key), bytes);
                 }
                 if (e.statusCode() != CONDITIONAL_CONFLICT || attempt >= CONFLICT_RETRIES) {
                     throw fault(operation, key, e);
@@ -259,15 +264,8 @@ public final class S3ObjectStore implements ObjectStore {
      */
     private boolean settleAfterTransportFailure(String operation, String key, byte[] bytes, PutObjectRequest request,
                                                 SdkClientException failure) {
-        Optional<ResponseBytes<GetObjectResponse>> found;
-        try {
-            found = Optional.of(client.getObjectAsBytes(b -> b.bucket(root.bucket()).key(objectKey(key))));
-        } catch (NoSuchKeyException absent) {
-            found = Optional.empty();
-        } catch (SdkException e) {
-            throw fault(operation, key, failure);
-        }
-        if (found.isPresent() && java.util.Arrays.equals(found.get().asByteArray(), bytes)) {
+        Optional<ResponseBytes<GetObjectResponse>> found = read(operation, key);
+        if (holds(found, bytes)) {
             return true;
         }
         boolean conditionFails = request.ifMatch() != null
@@ -281,22 +279,6 @@ public final class S3ObjectStore implements ObjectStore {
 
     private static String unquoted(String etag) {
         return etag == null ? "" : etag.replace("\"", "");
-    }
-
-    /**
-     * A 412 can answer the SDK's retry of our own PUT whose first attempt landed but whose response was lost. The
-     * bytes callers write conditionally are unique (claim and sidecar ids; a lease record's epoch and expiry), so
-     * finding exactly ours means this call stored it.
-     */
-    private boolean ownEarlierAttempt(String operation, String key, byte[] bytes) {
-        try {
-            byte[] found = client.getObjectAsBytes(b -> b.bucket(root.bucket()).key(objectKey(key))).asByteArray();
-            return java.util.Arrays.equals(found, bytes);
-        } catch (NoSuchKeyException deleted) {
-            return false;
-        } catch (SdkException e) {
-            throw fault(operation, key, e);
-        }
     }
 
     private boolean headExists(String key) {
