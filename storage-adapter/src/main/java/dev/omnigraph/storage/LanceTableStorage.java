@@ -429,13 +429,15 @@ public final class LanceTableStorage implements TableStorage {
 
     @Override
     public Mono<List<String>> partialIndexes(TableRef ref, long version) {
-        return withDataset("partialIndexes", ref, OptionalLong.of(version), (dataset, allocator) -> {
-            java.util.Set<Integer> fragments = new java.util.HashSet<>();
-            dataset.getFragments().forEach(fragment -> fragments.add(fragment.getId()));
-            return LanceIndexCoverage.read(ref, version).map(coverage -> coverage.entrySet().stream()
-                    .filter(index -> !index.getValue().containsAll(fragments)).map(Map.Entry::getKey).sorted().toList())
-                    .orElse(List.of());
-        });
+        // The coverage first: where it cannot be read (not a local root) or there is no index, nothing is opened.
+        return storage.call(() -> LanceIndexCoverage.read(ref, version).orElse(Map.of()))
+                .flatMap(coverage -> coverage.isEmpty() ? Mono.just(List.<String>of())
+                        : withDataset("partialIndexes", ref, OptionalLong.of(version), (dataset, allocator) -> {
+                            java.util.Set<Integer> fragments = new java.util.HashSet<>();
+                            dataset.getFragments().forEach(fragment -> fragments.add(fragment.getId()));
+                            return coverage.entrySet().stream().filter(index -> !index.getValue().containsAll(fragments))
+                                    .map(Map.Entry::getKey).sorted().toList();
+                        }));
     }
 
     @Override

@@ -35,7 +35,8 @@ public interface ObjectStore {
 
     /**
      * As {@link #delete}, for a caller whose correctness does not need the removal to survive a power loss (the
-     * object may come back, and the caller's readers treat that as harmless): a store may skip making it durable.
+     * object may come back, and the caller's readers treat that as harmless): a store may skip making it durable,
+     * and may emit true without finding out whether the key existed (callers do not act on it).
      */
     default Mono<Boolean> deleteLazily(String key) {
         return delete(key);

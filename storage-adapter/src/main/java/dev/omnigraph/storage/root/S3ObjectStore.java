@@ -149,6 +149,15 @@ public final class S3ObjectStore implements ObjectStore {
         });
     }
 
+    /** One DELETE, without {@link #delete}'s HEAD: this runs after every published write. */
+    @Override
+    public Mono<Boolean> deleteLazily(String key) {
+        return storage.call(() -> {
+            call("delete", key, () -> client.deleteObject(b -> b.bucket(root.bucket()).key(objectKey(key))));
+            return true;
+        });
+    }
+
     @Override
     public Mono<Boolean> exists(String key) {
         return storage.call(() -> headExists(key));
