@@ -79,9 +79,11 @@ final class MergePlanner {
         Map<String, Long> counts = new HashMap<>();
         RowMerge.Bound validated = new RowMerge.Bound.ValidatedBytes(ctx.limits().maxArrowBytesPerTable(), new AtomicLong());
         RowMerge.Bound written = new RowMerge.Bound.Entities(ctx.limits().maxEntitiesPerTable());
+        java.util.Set<String> byPointer = keys.stream().filter(key -> pointerAdopt(key, base, source, targetToken))
+                .collect(java.util.stream.Collectors.toSet());
         return Flux.fromIterable(keys)
                 .concatMap(key -> table(key, live(base, key), live(source, key), live(target, key),
-                        pointerAdopt(key, base, source, targetToken) ? validated : written)
+                        byPointer.contains(key) ? validated : written)
                         .doOnNext(result -> {
                             conflicts.addAll(result.conflicts());
                             if (!result.isEmpty()) {
@@ -96,7 +98,7 @@ final class MergePlanner {
                     }
                     ChangeSet planned = ChangeSet.counted(changes, counts, false);
                     return new MergeValidation(ctx, target).conflicts(planned).flatMap(invalid -> invalid.isEmpty()
-                            ? Mono.just(switchPointers(planned, base, source, targetToken))
+                            ? Mono.just(switchPointers(planned, byPointer, source))
                             : Mono.error(new MergeConflicts(invalid)));
                 }));
     }
@@ -106,20 +108,17 @@ final class MergePlanner {
      * (and does not own: a branch still inheriting main's table, say) move by pointer: no row is written, the
      * delta served only validation. A target's own ref is never switched (its live HEAD must stay its pin).
      */
-    private static ChangeSet switchPointers(ChangeSet planned, ManifestState base, ManifestState source,
-                                            WriteToken target) {
+    private static ChangeSet switchPointers(ChangeSet planned, java.util.Set<String> byPointer, ManifestState source) {
         List<TableChange> written = new ArrayList<>();
         List<PointerSwitch> switched = new ArrayList<>();
         for (TableChange change : planned.changes()) {
-            String key = change.tableKey();
-            if (pointerAdopt(key, base, source, target)) {
-                switched.add(new PointerSwitch(change.pin(), live(source, key).orElseThrow()));
+            if (byPointer.contains(change.tableKey())) {
+                switched.add(new PointerSwitch(change.pin(), live(source, change.tableKey()).orElseThrow()));
             } else {
                 written.add(change);
             }
         }
-        return new ChangeSet(written, planned.entitiesByTable(), planned.reprepareOnMovedHead(), planned.mergedParent(),
-                switched);
+        return ChangeSet.counted(written, planned.entitiesByTable(), planned.reprepareOnMovedHead()).withPointers(switched);
     }
 
     /** Adopted (base == target) from a version of the very ref the target reads through and does not own. */

@@ -47,12 +47,15 @@ final class RowMerge {
      * validation holds is capped, in estimated Arrow bytes shared by every such table of the operation.
      */
     sealed interface Bound {
-        /** Called with the counts after each row taken from the source. */
-        void check(String tableKey, int entities, long addedBytes);
+        /**
+         * Called after each row taken from the source, with the entities taken so far and that row (its size is
+         * estimated only by the bound that caps bytes).
+         */
+        void check(String tableKey, int entities, Map<String, Object> takenRow);
 
         record Entities(int max) implements Bound {
             @Override
-            public void check(String tableKey, int entities, long addedBytes) {
+            public void check(String tableKey, int entities, Map<String, Object> takenRow) {
                 if (entities > max) {
                     throw new ResourceLimitExceeded("entities a merge writes to " + tableKey, max, entities,
                             "merge smaller branches (merge more often)");
@@ -62,8 +65,8 @@ final class RowMerge {
 
         record ValidatedBytes(long max, AtomicLong used) implements Bound {
             @Override
-            public void check(String tableKey, int entities, long addedBytes) {
-                long total = used.addAndGet(addedBytes);
+            public void check(String tableKey, int entities, Map<String, Object> takenRow) {
+                long total = used.addAndGet(ChangeEstimates.arrowBytes(List.of(takenRow)));
                 if (total > max) {
                     throw new ResourceLimitExceeded("estimated Arrow bytes of the changes a merge validates without "
                             + "writing them (pointer-only adopts, up to " + tableKey + ")", max, total,
@@ -89,15 +92,15 @@ final class RowMerge {
                     }
                     RowChange s = source.get();
                     if (target.isEmpty()) { // target unchanged: take the source
-                        List<Map<String, Object>> taken;
+                        Map<String, Object> taken;
                         if (s.op() == ChangeOp.DELETE) {
                             deletes.add(s.id());
-                            taken = List.of(Map.of("id", s.id()));
+                            taken = Map.of("id", s.id());
                         } else {
-                            writes.add(s.after().orElseThrow());
-                            taken = List.of(s.after().get());
+                            taken = s.after().orElseThrow();
+                            writes.add(taken);
                         }
-                        bound.check(tableKey, writes.size() + deletes.size(), ChangeEstimates.arrowBytes(taken));
+                        bound.check(tableKey, writes.size() + deletes.size(), taken);
                         return;
                     }
                     RowChange t = target.get();

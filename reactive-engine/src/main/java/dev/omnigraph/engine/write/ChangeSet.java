@@ -37,9 +37,9 @@ public record ChangeSet(List<TableChange> changes, Map<String, Long> entitiesByT
         return new ChangeSet(changes, entitiesByTable, reprepareOnMovedHead, mergedParent, switched);
     }
 
-    /** Published even without table changes: a merge records its second parent. */
+    /** Published even without table changes: a merge records its second parent, and switched pins are changes. */
     public boolean commitWhenEmpty() {
-        return mergedParent.isPresent();
+        return mergedParent.isPresent() || !pointers.isEmpty();
     }
 
     public static ChangeSet counted(List<TableChange> changes, Map<String, Long> entitiesByTable, boolean reprepareOnMovedHead) {

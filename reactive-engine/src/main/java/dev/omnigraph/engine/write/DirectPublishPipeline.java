@@ -352,7 +352,7 @@ public final class DirectPublishPipeline {
                 request.actorId(), nowMicros(), request.operation(), request.idempotency(), request.mergedParent());
         return Mono.defer(() -> cancelled.getAsBoolean()
                 ? Mono.<Optional<GraphCommit>>error(new Regroup())
-                : effects.isEmpty() && !changes.commitWhenEmpty() && changes.pointers().isEmpty()
+                : effects.isEmpty() && !changes.commitWhenEmpty()
                         ? Mono.just(Optional.<GraphCommit>empty())
                         : effects.isEmpty() ? lineageOnly(request, token, lineage, changes.pointers())
                         : applyArmed(request, operationId, lineage, token, changes, effects));

@@ -81,11 +81,11 @@ final class IntentRecords {
         }
         List<TableUpdate> updates = new ArrayList<>();
         for (TableUpdate update : payload.intendedDelta().tableUpdates()) {
-            CommittedVersion committed = committedByTable.get(update.tableKey());
-            if (committed == null) {
+            if (update.confirmed() != null) {
                 updates.add(update); // a pointer switch: confirmed when armed
                 continue;
             }
+            CommittedVersion committed = committedByTable.get(update.tableKey());
             updates.add(new TableUpdate(update.identity(), update.tableKey(), update.expectedVersion(),
                     update.tableBranch(), new Confirmed(committed.version(), update.tableBranch(), committed.rowCount())));
         }
