@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.diff;
 
+import dev.omnigraph.engine.index.IndexEnsurer;
 import dev.omnigraph.engine.maintain.Optimizer;
 import dev.omnigraph.storage.TableSnapshot;
 import dev.omnigraph.storage.error.ChangeDiffRefused;
@@ -59,6 +60,9 @@ final class CommitStream {
                     Optional.empty(), "commit " + commit.id() + " has no parent (it created the graph); there is no"
                     + " diff to show"));
         }
+        if (preservesRows(commit)) {
+            return Mono.just(new Planned(commit, List.of())); // nothing to diff, so no manifest state is loaded
+        }
         String parentId = commit.parentIds().get(0);
         Mono<GraphCommit> parent = manifest.commitOn(commit.branchName(), parentId)
                 .flatMap(found -> found.map(Mono::just).orElseGet(() -> manifest.commit(parentId)));
@@ -82,11 +86,12 @@ final class CommitStream {
                 });
     }
 
-    /** An optimize commit moves pins but changes no entity, so it is not diffed at all. */
+    /** Optimize and ensure-indices commits move pins but change no entity, so they are not diffed at all. */
+    private static boolean preservesRows(GraphCommit commit) {
+        return Optimizer.preservesRows(commit.operation()) || IndexEnsurer.OPERATION.equals(commit.operation());
+    }
+
     private static List<String> touched(GraphCommit commit, ChangeFilter filter) {
-        if (Optimizer.preservesRows(commit.operation())) {
-            return List.of();
-        }
         return commit.deltas().stream().map(TableDelta::tableKey).distinct().sorted()
                 .filter(key -> filter.admitsTable(kindOf(key), typeOf(key))).toList();
     }

@@ -28,15 +28,45 @@ public final class IndexBuilds {
         return tables.indexNames(ref, version).map(existing -> IndexPlan.missing(table, rowCount, existing));
     }
 
+    /** One index to build: {@code rebuild} when the table has it already but it misses fragments, else created. */
+    public record Build(IndexSpec spec, boolean rebuild) {
+    }
+
+    /**
+     * What a maintenance writer must build on {@code table} at {@code version} of {@code ref} after compacting it:
+     * the missing indexes, and those that do not cover every fragment, rebuilt whole (a compaction keeps indexed
+     * and unindexed fragments apart, and Java 0.39 has no incremental index update). An empty table needs none (an
+     * index of nothing covers nothing; the first optimize with rows builds it).
+     */
+    public Mono<List<Build>> stale(CatalogTable table, TableRef ref, long version, long rowCount) {
+        if (rowCount == 0) {
+            return Mono.just(List.of());
+        }
+        return Mono.zip(tables.indexNames(ref, version), tables.partialIndexes(ref, version))
+                .map(found -> IndexPlan.required(table, rowCount).stream()
+                        .filter(spec -> !found.getT1().contains(spec.name()) || found.getT2().contains(spec.name()))
+                        .map(spec -> new Build(spec, found.getT1().contains(spec.name())))
+                        .toList());
+    }
+
     /**
      * Builds {@code specs} in order on {@code ref}, whose latest version must be {@code expectedVersion}; emits the
      * final version ({@code expectedVersion + specs.size()}). {@code afterEach} runs after the n-th build (1-based
      * within this call), e.g. a failpoint.
      */
     public Mono<Long> build(TableRef ref, long expectedVersion, List<IndexSpec> specs, IntFunction<Mono<Void>> afterEach) {
-        return Flux.range(0, specs.size())
-                .concatMap(i -> tables.createIndex(ref, expectedVersion + i, specs.get(i))
-                        .flatMap(version -> afterEach.apply(i + 1).thenReturn(version)))
-                .then(Mono.just(expectedVersion + specs.size()));
+        return run(ref, expectedVersion, specs.stream().map(spec -> new Build(spec, false)).toList(), afterEach);
+    }
+
+    /** As {@link #build}, creating or rebuilding each index as {@code builds} says. */
+    public Mono<Long> run(TableRef ref, long expectedVersion, List<Build> builds, IntFunction<Mono<Void>> afterEach) {
+        return Flux.range(0, builds.size())
+                .concatMap(i -> {
+                    Build next = builds.get(i);
+                    Mono<Long> landed = next.rebuild() ? tables.rebuildIndex(ref, expectedVersion + i, next.spec())
+                            : tables.createIndex(ref, expectedVersion + i, next.spec());
+                    return landed.flatMap(version -> afterEach.apply(i + 1).thenReturn(version));
+                })
+                .then(Mono.just(expectedVersion + builds.size()));
     }
 }

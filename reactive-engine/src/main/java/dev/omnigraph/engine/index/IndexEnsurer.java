@@ -43,6 +43,9 @@ import reactor.core.publisher.Mono;
  * on the spot by recovery (restore to the pins, or finish if already published), like every writer.
  */
 public final class IndexEnsurer {
+    /** The operation of an ensure-indices commit (it changes no row). */
+    public static final String OPERATION = "ensure_indices";
+
     private static final Logger LOG = LoggerFactory.getLogger(IndexEnsurer.class);
     private final WriteContext ctx;
 

@@ -22,7 +22,7 @@ import java.util.Optional;
  * build landed. Index builds have no stageable transaction, so effects carry index names instead.
  */
 final class IndexIntent {
-    static final String OPERATION = "ensure_indices";
+    static final String OPERATION = IndexEnsurer.OPERATION;
 
     private IndexIntent() {
     }

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.maintain;
 
+import dev.omnigraph.engine.index.IndexBuilds;
 import dev.omnigraph.engine.gate.Permit;
 import dev.omnigraph.engine.maintain.OptimizeResult.Compacted;
 import dev.omnigraph.engine.maintain.OptimizeResult.Indexed;
@@ -33,7 +34,7 @@ import reactor.core.publisher.Mono;
  * main's on main, the forked ones on a branch (tables a branch still inherits are main's to optimize). Under the
  * branch's gate and every table's gate it refuses pending recovery, skips tables whose HEAD is not their pin
  * (uncovered drift, reported), plans each remaining table — compaction tasks, and the indexes its schema implies
- * that are missing or do not cover every fragment ({@link IndexFold}) — and when anything is left: arms one
+ * that are missing or do not cover every fragment ({@link IndexBuilds#stale}) — and when anything is left: arms one
  * Optimize sidecar naming, per table, the pin it starts from, the version its compaction ends at
  * ({@code pin + tasks + 1}: one ReserveFragments version per task, then the Rewrite; the pin itself when there is
  * nothing to compact) and the last version ({@code + one per index build}); compacts and then indexes table by
@@ -59,7 +60,7 @@ public final class Optimizer {
      * One table with work: its pin, the rewrite tasks Lance planned (0: already compact) and the index builds that
      * follow the compaction.
      */
-    private record Planned(TableEntry pin, int tasks, int fragments, List<IndexFold.Build> indexes) {
+    private record Planned(TableEntry pin, int tasks, int fragments, List<IndexBuilds.Build> indexes) {
         long compactedVersion() {
             return pin.version() + (tasks > 0 ? tasks + 1 : 0);
         }
@@ -125,8 +126,8 @@ public final class Optimizer {
                 skipped.add(new SkippedDrift(entry.tableKey(), entry.version(), head.version()));
                 return Mono.empty();
             }
-            Mono<List<IndexFold.Build>> indexes = ctx.catalog().table(entry.tableKey())
-                    .map(table -> new IndexFold(ctx.tables()).plan(table, ref, entry.version(), entry.rowCount()))
+            Mono<List<IndexBuilds.Build>> indexes = ctx.catalog().table(entry.tableKey())
+                    .map(table -> new IndexBuilds(ctx.tables()).stale(table, ref, entry.version(), entry.rowCount()))
                     .orElse(Mono.just(List.of()));
             return Mono.zip(ctx.tables().compactionTasks(ref), indexes)
                     .map(both -> new Planned(entry, both.getT1(), head.fragmentCount(), both.getT2()));
@@ -191,7 +192,7 @@ public final class Optimizer {
                         .thenReturn(done.toVersion()));
         return compaction.flatMap(from -> (from == planned.compactedVersion() ? Mono.<Void>empty()
                         : Mono.defer(() -> ctx.sidecars().write(retarget(intent, planned, from))))
-                .then(Mono.defer(() -> new IndexFold(ctx.tables()).run(ctx.ref(planned.pin()), from, planned.indexes(),
+                .then(Mono.defer(() -> new IndexBuilds(ctx.tables()).run(ctx.ref(planned.pin()), from, planned.indexes(),
                         n -> ctx.failpoints().hit(WRITER + ".after_index:" + builds.incrementAndGet())))));
     }
 
