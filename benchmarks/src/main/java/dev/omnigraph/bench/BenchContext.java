@@ -87,6 +87,11 @@ public final class BenchContext implements AutoCloseable {
         return op.get().block(OP_TIMEOUT);
     }
 
+    /** Runs one operation, measured into {@code row} unless it is null (a warm-up), and returns its value. */
+    public <T> T runOrMeasure(Series row, Supplier<Mono<T>> op) {
+        return row == null ? run(op) : measure(row, op);
+    }
+
     /** Runs one operation, recording its wall time and its storage calls in {@code row}. */
     public <T> T measure(Series row, Supplier<Mono<T>> op) {
         return measure(row, 1, () -> op.get().block(OP_TIMEOUT));

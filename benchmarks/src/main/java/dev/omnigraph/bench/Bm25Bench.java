@@ -75,14 +75,14 @@ final class Bm25Bench implements Scenario {
             String q = query(random);
             String term = q.substring(0, q.indexOf(' '));
             boolean measured = i >= warmup;
-            int rawHits = NearestBench.timed(ctx, measured, raw, () -> rawContains(tables, ref, version, term)).size();
-            int hits = NearestBench.timed(ctx, measured, search, () -> SearchWorkload.query(graph, "having",
+            int rawHits = ctx.runOrMeasure(measured ? raw : null, () -> rawContains(tables, ref, version, term)).size();
+            int hits = ctx.runOrMeasure(measured ? search : null, () -> SearchWorkload.query(graph, "having",
                     Map.of("q", term))).size();
             if (rawHits != hits) {
                 throw new IllegalStateException("contains_tokens found " + rawHits + " documents of " + term
                         + ", search " + hits);
             }
-            List<List<Object>> rows = NearestBench.timed(ctx, measured, top, () -> SearchWorkload.query(graph, "top",
+            List<List<Object>> rows = ctx.runOrMeasure(measured ? top : null, () -> SearchWorkload.query(graph, "top",
                     Map.of("q", q)));
             if (rows.size() != 10) throw new IllegalStateException("bm25 top-10 returned " + rows.size() + " rows");
         }

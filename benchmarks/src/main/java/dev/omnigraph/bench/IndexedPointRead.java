@@ -78,14 +78,9 @@ final class IndexedPointRead implements Scenario {
         for (int i = 0; i < warmup + reps; i++) {
             boolean measured = i >= warmup;
             String name = Workload.personName(keys.nextInt(persons));
-            check(name, timed(ctx, measured, raw, () -> PointRead.rawLookup(tables, ref, version, name)).size(),
-                    timed(ctx, measured, ours, () -> lookup(graph, ReadTarget.main(), name)));
+            check(name, ctx.runOrMeasure(measured ? raw : null, () -> PointRead.rawLookup(tables, ref, version, name)).size(),
+                    ctx.runOrMeasure(measured ? ours : null, () -> lookup(graph, ReadTarget.main(), name)));
         }
-    }
-
-    private static <T> T timed(BenchContext ctx, boolean measured, Series series, java.util.function.Supplier<Mono<T>> op)
-            throws Exception {
-        return measured ? ctx.measure(series, op) : ctx.run(op);
     }
 
     private static void check(String name, int raw, List<List<Object>> found) {

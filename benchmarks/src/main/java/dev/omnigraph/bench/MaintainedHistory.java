@@ -3,9 +3,8 @@ package dev.omnigraph.bench;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.cleanup.CleanupOptions;
 import dev.omnigraph.engine.cleanup.CleanupReport;
-import dev.omnigraph.engine.load.LoadMode;
-import dev.omnigraph.engine.LoadOptions;
 import dev.omnigraph.engine.maintain.OptimizeResult;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -99,18 +98,14 @@ final class MaintainedHistory implements Scenario {
     private static long liveBytes(BenchContext ctx, Path dir, int notes) throws IOException {
         Files.createDirectories(dir);
         try {
-            Omnigraph fresh = ctx.run(() -> Omnigraph.init(ctx.services(), dir.resolve("graph"), Workload.SCHEMA));
-            for (int[] chunk : Workload.chunks(notes, LOAD_CHUNK)) {
-                Path file = Workload.writeNdjson(dir.resolve("notes-" + chunk[0] + ".ndjson"), chunk[0], chunk[1],
-                        i -> "{\"type\":\"Note\",\"data\":{\"text\":\"h" + i + "\"}}");
-                ctx.run(() -> fresh.load("main", LoadMode.APPEND, file, LoadOptions.DEFAULT));
-                Files.delete(file);
-            }
+            // The NDJSON files sit beside dir/graph (not counted) and go with dir below.
+            Omnigraph fresh = Workload.seeded(ctx, new GraphRoot.Local(dir.resolve("graph")), Workload.SCHEMA, dir,
+                    "notes", notes, LOAD_CHUNK, i -> "{\"type\":\"Note\",\"data\":{\"text\":\"h" + i + "\"}}");
             ctx.run(() -> fresh.optimize(Optional.empty()));
             fresh.close();
             return bytes(dir.resolve("graph"));
         } finally {
-            deleteTree(dir);
+            BenchContext.deleteTree(dir);
         }
     }
 
@@ -123,13 +118,6 @@ final class MaintainedHistory implements Scenario {
                     throw new UncheckedIOException(e);
                 }
             }).sum();
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) return;
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) Files.delete(p);
         }
     }
 }

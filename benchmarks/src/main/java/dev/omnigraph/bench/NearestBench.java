@@ -49,11 +49,11 @@ final class NearestBench implements Scenario {
         Series oursExact = report.row("omnigraph exact (no index)", RAW_FLAT);
         Random queries = new Random(42);
         for (int i = 0; i < warmup + reps; i++) {
-            Map<String, Object> q = Map.of("q", SearchWorkload.list(SearchWorkload.vector(queries)));
-            float[] key = toArray(q);
+            float[] key = SearchWorkload.vector(queries);
+            Map<String, Object> q = Map.of("q", SearchWorkload.list(key));
             boolean measured = i >= warmup;
-            timed(ctx, measured, rawFlat, () -> raw(tables, ref, plain.version(), key));
-            timed(ctx, measured, oursExact, () -> SearchWorkload.query(graph, "near", q));
+            ctx.runOrMeasure(measured ? rawFlat : null, () -> raw(tables, ref, plain.version(), key));
+            ctx.runOrMeasure(measured ? oursExact : null, () -> SearchWorkload.query(graph, "near", q));
         }
 
         long started = System.nanoTime();
@@ -66,13 +66,13 @@ final class NearestBench implements Scenario {
         Series oursTenth = report.row("omnigraph exact, filter keeps 1 row in " + SearchWorkload.CATS, RAW_FLAT);
         double recall = 0;
         for (int i = 0; i < warmup + reps; i++) {
-            Map<String, Object> q = Map.of("q", SearchWorkload.list(SearchWorkload.vector(queries)));
-            float[] key = toArray(q);
+            float[] key = SearchWorkload.vector(queries);
+            Map<String, Object> q = Map.of("q", SearchWorkload.list(key));
             boolean measured = i >= warmup;
-            timed(ctx, measured, rawAnn, () -> raw(tables, ref, indexed.version(), key));
-            List<List<Object>> ann = timed(ctx, measured, oursAnn, () -> SearchWorkload.query(graph, "near", q));
-            List<List<Object>> exact = timed(ctx, measured, oursAll, () -> SearchWorkload.query(graph, "nearAll", q));
-            timed(ctx, measured, oursTenth, () -> SearchWorkload.query(graph, "nearIn",
+            ctx.runOrMeasure(measured ? rawAnn : null, () -> raw(tables, ref, indexed.version(), key));
+            List<List<Object>> ann = ctx.runOrMeasure(measured ? oursAnn : null, () -> SearchWorkload.query(graph, "near", q));
+            List<List<Object>> exact = ctx.runOrMeasure(measured ? oursAll : null, () -> SearchWorkload.query(graph, "nearAll", q));
+            ctx.runOrMeasure(measured ? oursTenth : null, () -> SearchWorkload.query(graph, "nearIn",
                     Map.of("q", q.get("q"), "c", 3)));
             if (measured) recall += overlap(ann, exact) / (double) K / reps;
         }
@@ -83,13 +83,6 @@ final class NearestBench implements Scenario {
         report.note(String.format("recall@10 of the engine's ANN top-10 against its exact top-10: %.3f (mean over %d queries)",
                 recall, reps));
         return report;
-    }
-
-    private static float[] toArray(Map<String, Object> q) {
-        @SuppressWarnings("unchecked") List<Double> v = (List<Double>) q.get("q");
-        float[] out = new float[v.size()];
-        for (int i = 0; i < out.length; i++) out[i] = v.get(i).floatValue();
-        return out;
     }
 
     /** Raw Lance: open the pinned version, nearest top-10 projected to the columns the engine reads. */
@@ -105,9 +98,5 @@ final class NearestBench implements Scenario {
         Set<Object> in = new HashSet<>();
         b.forEach(r -> in.add(r.get(0)));
         return (int) a.stream().filter(r -> in.contains(r.get(0))).count();
-    }
-
-    static <T> T timed(BenchContext ctx, boolean measured, Series series, java.util.function.Supplier<Mono<T>> op) {
-        return measured ? ctx.measure(series, op) : ctx.run(op);
     }
 }

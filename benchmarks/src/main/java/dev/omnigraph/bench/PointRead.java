@@ -1,17 +1,16 @@
 package dev.omnigraph.bench;
 
 import dev.omnigraph.engine.GraphSnapshot;
-import dev.omnigraph.engine.LoadOptions;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.QueryOutput;
 import dev.omnigraph.engine.ReadTarget;
 import dev.omnigraph.engine.TableInfo;
-import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.storage.RowBatch;
 import dev.omnigraph.storage.ScanRequest;
 import dev.omnigraph.storage.SqlLiterals;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.TableStorage;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -69,12 +68,8 @@ final class PointRead implements Scenario {
 
     /** A graph at {@code dir/graph} holding {@code persons} Persons, loaded by NDJSON in chunks of 8,192. */
     static Omnigraph seeded(BenchContext ctx, Path dir, int persons) throws Exception {
-        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), dir.resolve("graph"), Workload.SCHEMA));
-        for (int[] chunk : Workload.chunks(persons, 8_192)) {
-            Path file = Workload.writeNdjson(dir.resolve("persons-" + chunk[0] + ".ndjson"), chunk[0], chunk[1], Workload::personLine);
-            ctx.run(() -> graph.load("main", LoadMode.APPEND, file, LoadOptions.DEFAULT));
-        }
-        return graph;
+        return Workload.seeded(ctx, new GraphRoot.Local(dir.resolve("graph")), Workload.SCHEMA, dir, "persons", persons,
+                Workload.LOAD_CHUNK, Workload::personLine);
     }
 
     static Mono<List<Map<String, Object>>> rawLookup(TableStorage tables, TableRef ref, long version, String id) {

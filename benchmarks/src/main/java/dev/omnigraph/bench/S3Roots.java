@@ -1,8 +1,6 @@
 package dev.omnigraph.bench;
 
-import dev.omnigraph.engine.LoadOptions;
 import dev.omnigraph.engine.Omnigraph;
-import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.storage.root.GraphRoot;
 import dev.omnigraph.storage.testing.S3TestServer;
 import java.nio.file.Path;
@@ -48,12 +46,12 @@ final class S3Roots implements Scenario {
                     boolean measured = i >= warmup;
                     String name = "s3r-" + i;
                     String key = Workload.personName(keys.nextInt(persons));
-                    SingleInsert.step(ctx, measured ? localInsert : null, () -> Workload.addPerson(local, name, 36));
+                    ctx.runOrMeasure(measured ? localInsert : null, () -> Workload.addPerson(local, name, 36));
                     int before = server.puts();
-                    SingleInsert.step(ctx, measured ? s3Insert : null, () -> Workload.addPerson(s3, name, 36));
+                    ctx.runOrMeasure(measured ? s3Insert : null, () -> Workload.addPerson(s3, name, 36));
                     puts += measured ? server.puts() - before : 0;
-                    check(key, SingleInsert.stepValue(ctx, measured ? localRead : null, () -> PointRead.lookup(local, key)));
-                    check(key, SingleInsert.stepValue(ctx, measured ? s3Read : null, () -> PointRead.lookup(s3, key)));
+                    check(key, ctx.runOrMeasure(measured ? localRead : null, () -> PointRead.lookup(local, key)));
+                    check(key, ctx.runOrMeasure(measured ? s3Read : null, () -> PointRead.lookup(s3, key)));
                 }
             } finally {
                 local.closeAsync().block();
@@ -75,9 +73,7 @@ final class S3Roots implements Scenario {
 
     /** A graph at {@code root} holding {@code persons} Persons, loaded by NDJSON in one chunk. */
     private static Omnigraph seeded(BenchContext ctx, GraphRoot root, Path dir, int persons) throws Exception {
-        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), root, Workload.SCHEMA));
-        Path file = Workload.writeNdjson(dir.resolve("persons.ndjson"), 0, persons, Workload::personLine);
-        ctx.run(() -> graph.load("main", LoadMode.APPEND, file, LoadOptions.DEFAULT));
-        return graph;
+        return Workload.seeded(ctx, root, Workload.SCHEMA, dir, "persons", persons, Math.max(1, persons),
+                Workload::personLine);
     }
 }

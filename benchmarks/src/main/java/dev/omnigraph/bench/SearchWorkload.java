@@ -1,13 +1,12 @@
 package dev.omnigraph.bench;
 
 import dev.omnigraph.engine.GraphSnapshot;
-import dev.omnigraph.engine.LoadOptions;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.QueryOutput;
 import dev.omnigraph.engine.ReadTarget;
 import dev.omnigraph.engine.TableInfo;
-import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,12 +91,8 @@ final class SearchWorkload {
 
     /** A graph at {@code dir/graph} holding {@code docs} documents, loaded by NDJSON in chunks of 8,192. */
     static Omnigraph seeded(BenchContext ctx, Path dir, int docs) throws Exception {
-        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), dir.resolve("graph"), SCHEMA));
-        for (int[] chunk : Workload.chunks(docs, 8_192)) {
-            Path file = Workload.writeNdjson(dir.resolve("docs-" + chunk[0] + ".ndjson"), chunk[0], chunk[1], SearchWorkload::line);
-            ctx.run(() -> graph.load("main", LoadMode.APPEND, file, LoadOptions.DEFAULT));
-        }
-        return graph;
+        return Workload.seeded(ctx, new GraphRoot.Local(dir.resolve("graph")), SCHEMA, dir, "docs", docs,
+                Workload.LOAD_CHUNK, SearchWorkload::line);
     }
 
     static TableInfo docs(BenchContext ctx, Omnigraph graph) {

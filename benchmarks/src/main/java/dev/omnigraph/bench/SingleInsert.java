@@ -49,9 +49,9 @@ final class SingleInsert implements Scenario {
             Omnigraph g = graph;
             TableRef r = raw;
             List<java.util.Map<String, Object>> row = List.of(Workload.personRow(person, name, 36));
-            step(ctx, measured ? base : null, () -> Workload.rawAppend(ctx.services().tables(), r, row));
-            step(ctx, measured ? keyed : null, () -> Workload.addPerson(g, name, 36));
-            step(ctx, measured ? note : null, () -> Workload.addNote(g, name));
+            ctx.runOrMeasure(measured ? base : null, () -> Workload.rawAppend(ctx.services().tables(), r, row));
+            ctx.runOrMeasure(measured ? keyed : null, () -> Workload.addPerson(g, name, 36));
+            ctx.runOrMeasure(measured ? note : null, () -> Workload.addNote(g, name));
         }
         report.note("warm-up " + warmup + " repetitions per series; a fresh graph and raw table every " + BLOCK
                 + " repetitions, so every write lands on a graph at most " + (2 * BLOCK + 1) + " commits deep (a raw "
@@ -59,12 +59,4 @@ final class SingleInsert implements Scenario {
         return report;
     }
 
-    static <T> void step(BenchContext ctx, Series row, java.util.function.Supplier<reactor.core.publisher.Mono<T>> op) {
-        stepValue(ctx, row, op);
-    }
-
-    /** Runs {@code op}, measured into {@code row} unless it is null (a warm-up), and returns its value. */
-    static <T> T stepValue(BenchContext ctx, Series row, java.util.function.Supplier<reactor.core.publisher.Mono<T>> op) {
-        return row == null ? ctx.run(op) : ctx.measure(row, op);
-    }
 }

@@ -49,7 +49,7 @@ final class SingleInsertNeo4j implements Scenario {
                     db.insertPerson(name, 36);
                 }
             }
-            SingleInsert.step(ctx, measured ? ours : null, () -> Workload.addPerson(g, name, 36));
+            ctx.runOrMeasure(measured ? ours : null, () -> Workload.addPerson(g, name, 36));
         }
         report.note("as in single-insert, a fresh graph every " + SingleInsert.BLOCK + " writes (at most "
                 + (SingleInsert.BLOCK + 1) + " commits deep); the Neo4j database keeps growing (" + (warmup + reps)

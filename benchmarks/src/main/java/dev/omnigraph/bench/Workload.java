@@ -1,11 +1,14 @@
 package dev.omnigraph.bench;
 
+import dev.omnigraph.engine.LoadOptions;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.WriteOptions;
+import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.TableStorage;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.function.IntFunction;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import reactor.core.publisher.Mono;
@@ -97,7 +101,7 @@ final class Workload {
     }
 
     /** Writes lines {@code [from, to)} of {@code line} to one NDJSON file. */
-    static Path writeNdjson(Path file, int from, int to, java.util.function.IntFunction<String> line) throws IOException {
+    static Path writeNdjson(Path file, int from, int to, IntFunction<String> line) throws IOException {
         try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             for (int i = from; i < to; i++) {
                 out.write(line.apply(i));
@@ -105,6 +109,23 @@ final class Workload {
             }
         }
         return file;
+    }
+
+    /** Lines per NDJSON file (one load commit each) when seeding a graph. */
+    static final int LOAD_CHUNK = 8_192;
+
+    /**
+     * A graph at {@code root} with {@code schema}, loaded (APPEND) with lines {@code [0, total)} of {@code line}
+     * through NDJSON files {@code dir/<prefix>-<from>.ndjson} of at most {@code chunk} lines, one commit each.
+     */
+    static Omnigraph seeded(BenchContext ctx, GraphRoot root, String schema, Path dir, String prefix, int total,
+            int chunk, IntFunction<String> line) throws IOException {
+        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), root, schema));
+        for (int[] c : chunks(total, chunk)) {
+            Path file = writeNdjson(dir.resolve(prefix + "-" + c[0] + ".ndjson"), c[0], c[1], line);
+            ctx.run(() -> graph.load("main", LoadMode.APPEND, file, LoadOptions.DEFAULT));
+        }
+        return graph;
     }
 
     /** Chunk boundaries of {@code total} items, at most {@code chunk} each. */

@@ -19,12 +19,10 @@ final class Cli {
     private Cli() {
     }
 
-    /** Opens a local root; the run closes the graph when it ends (see {@link OmnigraphCli#opened}). */
-    static Omnigraph open(OmnigraphCli cli, Path root, OpenMode mode) {
-        return cli.opened(Omnigraph.open(cli.services(), root, mode).block());
-    }
-
-    /** Opens a root named by path, {@code file://} or {@code s3://} URI (S3 settings from the environment). */
+    /**
+     * Opens a root named by path, {@code file://} or {@code s3://} URI (S3 settings from the environment); the run
+     * closes the graph when it ends (see {@link OmnigraphCli#opened}).
+     */
     static Omnigraph open(OmnigraphCli cli, GraphRoot root, OpenMode mode) {
         return cli.opened(Omnigraph.open(cli.services(), root, mode).block());
     }

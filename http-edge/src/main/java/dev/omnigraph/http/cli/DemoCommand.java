@@ -13,6 +13,7 @@ import dev.omnigraph.http.server.BearerTokens;
 import dev.omnigraph.http.server.OmnigraphServer;
 import dev.omnigraph.http.server.ServerLimits;
 import dev.omnigraph.storage.manifest.GraphCommit;
+import dev.omnigraph.storage.root.GraphRoot;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -60,7 +61,7 @@ final class DemoCommand implements Callable<Integer> {
 
         Omnigraph graph;
         if (Files.isDirectory(root.resolve("__manifest"))) {
-            graph = Cli.open(cli, root, OpenMode.READ_WRITE);
+            graph = Cli.open(cli, new GraphRoot.Local(root), OpenMode.READ_WRITE);
             out.println("1. graph exists at " + graph.root() + " (reusing it)");
         } else {
             graph = cli.opened(Omnigraph.init(cli.services(), root, schema).block());

@@ -122,9 +122,7 @@ final class ServeCommand implements Callable<Integer> {
             out.println(server.describe());
         } else {
             String url = server.baseUrl();
-            String served = config.root() instanceof GraphRoot.Local local
-                    ? local.directory().toAbsolutePath().normalize().toString() : config.root().displayUri();
-            out.println("omnigraph serving " + served
+            out.println("omnigraph serving " + server.root()
                     + server.singleGraphId().map(id -> " (graph '" + id + "')").orElse(" (directory of graphs)")
                     + " at " + url);
             out.println(server.authEnabled() ? "auth: bearer tokens required"

@@ -16,6 +16,8 @@ import reactor.core.publisher.Mono;
  * CLI verbs need the writer lock the server owns).
  */
 final class MaintenanceRoutes {
+    private static final Set<String> FIELDS = Set.of("branch");
+
     private MaintenanceRoutes() {
     }
 
@@ -33,7 +35,7 @@ final class MaintenanceRoutes {
 
     private static Mono<Void> optimize(Exchange ex, Omnigraph graph, Map<String, String> vars) {
         return ex.jsonBody(true).flatMap(body -> {
-            ReadRoutes.onlyFields(body, Set.of("branch"), "an optimize takes branch");
+            ReadRoutes.onlyFields(body, FIELDS, "an optimize takes branch");
             String branch = Optional.ofNullable(ReadRoutes.text(body, "branch")).orElse(GraphBranches.MAIN);
             return graph.optimize(branch, ex.actor).flatMap(result -> ex.json(200, MaintenanceShapes.optimize(result)));
         });

@@ -185,6 +185,11 @@ public final class OmnigraphServer {
         return "http://" + host + ":" + port();
     }
 
+    /** The root served: the absolute, normalised directory, or the {@code s3://} prefix. */
+    public GraphRoot root() {
+        return registry.root();
+    }
+
     /** The id of the single graph served at the root, when started on one graph root. */
     public Optional<String> singleGraphId() {
         return registry.singleId();
@@ -246,7 +251,7 @@ public final class OmnigraphServer {
 
     /** A JSON rendering of the served configuration, for start-up banners. */
     public String describe() {
-        return Json.text(Json.object().put("url", baseUrl()).put("root", registry.root().toString())
+        return Json.text(Json.object().put("url", baseUrl()).put("root", root().toString())
                 .put("single_graph", registry.singleId().orElse(null)).put("auth", authEnabled()));
     }
 }

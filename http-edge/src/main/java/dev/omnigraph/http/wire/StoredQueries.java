@@ -42,9 +42,9 @@ public final class StoredQueries {
     /** Every registered query of the graph whose store is {@code files}, sorted by name (none when nothing was registered). */
     public static Mono<List<Stored>> list(ObjectStore files) {
         return files.list(DIRECTORY + "/").flatMapMany(Flux::fromIterable)
-                .filter(key -> key.endsWith(SUFFIX) && key.indexOf('/') == DIRECTORY.length())
+                .filter(key -> key.endsWith(SUFFIX))
                 .map(key -> key.substring(DIRECTORY.length() + 1, key.length() - SUFFIX.length()))
-                .filter(name -> NAME.matcher(name).matches())
+                .filter(name -> NAME.matcher(name).matches()) // no '/': skips keys nested below __queries/
                 .concatMap(name -> read(files, name).flatMap(Mono::justOrEmpty))
                 .collectList();
     }
