@@ -1,0 +1,73 @@
+package dev.omnigraph.storage.testing;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.PreInterruptCallback;
+import org.junit.jupiter.api.extension.PreInterruptContext;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
+
+/**
+ * Makes a test that hit its JUnit timeout say where it hung, in the failure itself. Surefire sends a test's
+ * output to a report file that a CI log does not show, so JUnit's own thread dump is lost there; the failure
+ * message (which the build log prints) is the one place that reaches us. Just before JUnit interrupts the test
+ * thread this records where that thread waits and which of the project's threads are busy, and the timeout
+ * failure is rethrown with that summary on its first line.
+ *
+ * <p>Registered for every module's tests through {@code META-INF/services} (JUnit extension auto-detection).
+ */
+public final class HangDiagnostics implements PreInterruptCallback, TestExecutionExceptionHandler {
+    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(HangDiagnostics.class);
+    private static final int FRAMES = 8;
+
+    @Override
+    public void beforeThreadInterrupt(PreInterruptContext interrupt, ExtensionContext context) {
+        context.getStore(NAMESPACE).put("where", describe(interrupt.getThreadToInterrupt()));
+    }
+
+    @Override
+    public void handleTestExecutionException(ExtensionContext context, Throwable thrown) throws Throwable {
+        String where = context.getStore(NAMESPACE).remove("where", String.class);
+        if (where == null) throw thrown;
+        throw new HungTest(thrown.getMessage() + "; " + where, thrown);
+    }
+
+    /** The hung thread's project frames, then every other thread currently inside project or Lance code. */
+    static String describe(Thread hung) {
+        List<String> busy = new ArrayList<>();
+        String hungAt = "";
+        for (ThreadInfo info : ManagementFactory.getThreadMXBean().dumpAllThreads(false, false)) {
+            String frames = ownFrames(info.getStackTrace());
+            if (info.getThreadId() == hung.getId()) {
+                hungAt = frames;
+            } else if (!frames.isEmpty()) {
+                busy.add(info.getThreadName() + " (" + info.getThreadState() + ") at " + frames);
+            }
+        }
+        return "test thread at " + hungAt + (busy.isEmpty() ? "; no other thread in project code"
+                : "; other threads: " + String.join(" | ", busy));
+    }
+
+    private static String ownFrames(StackTraceElement[] stack) {
+        return Arrays.stream(stack)
+                .filter(f -> f.getClassName().startsWith("dev.omnigraph") || f.getClassName().startsWith("com.lancedb"))
+                .limit(FRAMES)
+                .map(f -> simpleName(f.getClassName()) + "." + f.getMethodName() + ":" + f.getLineNumber())
+                .collect(Collectors.joining(" < "));
+    }
+
+    private static String simpleName(String className) {
+        return className.substring(className.lastIndexOf('.') + 1);
+    }
+
+    /** The timeout, with where it hung in the message and JUnit's own failure as its cause. */
+    static final class HungTest extends AssertionError {
+        HungTest(String message, Throwable timeout) {
+            super(message, timeout);
+        }
+    }
+}
