@@ -254,20 +254,11 @@ public final class LocalObjectStore implements ObjectStore {
         return prefix.isEmpty() ? root : root.resolve(prefix).normalize();
     }
 
-    /** Keys stay inside the root: relative, no empty, '.' or '..' segments, no temp marker. */
+    /** The shared key rule ({@link ObjectKeys}), and no temp marker: those names are this store's own. */
     private static void validateKey(String key, boolean prefix) {
-        if (key == null || (!prefix && key.isEmpty()) || key.startsWith("/") || key.indexOf('\\') >= 0
-                || key.indexOf(TEMP_MARK) >= 0 || key.indexOf('\0') >= 0) {
-            throw new BadRequest("invalid object key '" + key + "'");
-        }
-        String trimmed = prefix && key.endsWith("/") ? key.substring(0, key.length() - 1) : key;
-        if (trimmed.isEmpty()) {
-            return;
-        }
-        for (String segment : trimmed.split("/", -1)) {
-            if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
-                throw new BadRequest("invalid object key '" + key + "'");
-            }
+        ObjectKeys.require(key, prefix);
+        if (key.indexOf(TEMP_MARK) >= 0) {
+            throw new BadRequest("invalid object key '" + key + "': it must not contain '" + TEMP_MARK + "'");
         }
     }
 

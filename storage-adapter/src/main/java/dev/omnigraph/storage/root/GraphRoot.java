@@ -1,5 +1,6 @@
 package dev.omnigraph.storage.root;
 
+import dev.omnigraph.storage.ObjectKeys;
 import dev.omnigraph.storage.error.BadRequest;
 import java.net.URI;
 import java.nio.file.InvalidPathException;
@@ -63,11 +64,10 @@ public sealed interface GraphRoot permits GraphRoot.Local, GraphRoot.S3 {
                         + " (3-63 lower-case letters, digits, '.' or '-')");
             }
             Objects.requireNonNull(prefix, "prefix");
-            for (String segment : prefix.isEmpty() ? new String[0] : prefix.split("/", -1)) {
-                if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
-                    throw new BadRequest("graph root: the S3 prefix '" + prefix
-                            + "' has an empty, '.' or '..' segment");
-                }
+            if (!prefix.isEmpty()) {
+                ObjectKeys.problem(prefix, false).ifPresent(why -> {
+                    throw new BadRequest("graph root: the S3 prefix '" + prefix.replace('\0', '?') + "' is not valid: " + why);
+                });
             }
         }
 

@@ -1,5 +1,6 @@
 package dev.omnigraph.storage.root;
 
+import dev.omnigraph.storage.ObjectKeys;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.StorageScheduler;
 import dev.omnigraph.storage.error.BadRequest;
@@ -306,16 +307,9 @@ public final class S3ObjectStore implements ObjectStore {
         }
     }
 
-    /** Keys are relative, '/'-separated, without empty, '.' or '..' segments (they cannot escape the root). */
+    /** The full S3 key of a store key, after the shared key rule ({@link ObjectKeys}). */
     private String objectKey(String key) {
-        if (key.isEmpty() || key.startsWith("/")) {
-            throw new BadRequest("object key '" + key + "' must be a non-empty relative path");
-        }
-        for (String segment : key.split("/", -1)) {
-            if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
-                throw new BadRequest("object key '" + key + "' has an empty, '.' or '..' segment");
-            }
-        }
+        ObjectKeys.require(key, false);
         return root.key(key);
     }
 
