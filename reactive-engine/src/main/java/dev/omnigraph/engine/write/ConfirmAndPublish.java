@@ -118,10 +118,11 @@ final class ConfirmAndPublish {
     }
 
     /**
-     * The publish as it will be if every table lands exactly on its pin: only for staged changes that know their
-     * net rows ({@link dev.omnigraph.storage.StagedHandle#rowDelta}: appends, and upserts once their key scan
-     * found the rows they replace) on tables that exist at their pin with a known row count (a first-touch fork
-     * is staged only after arming), and no switched pointers (merges are not this hot path).
+     * The publish as it will be if every table lands exactly on its pin: only for inserts and upserts that know
+     * their net rows ({@link dev.omnigraph.storage.StagedHandle#rowDelta}: an append's rows, an upsert's rows minus
+     * those its key scan found to replace) on tables that exist at their pin with a known row count (a first-touch
+     * fork is staged only after arming), and no switched pointers. Merges (row deltas, pointers) keep planning
+     * their publish from what landed: they are not this hot path.
      */
     private static Optional<PublishRequest> predicted(Publication request, WriteToken token,
                                                       IntentRecords.LineageIntent lineage, List<StagedEffect> staged,
@@ -131,8 +132,9 @@ final class ConfirmAndPublish {
         }
         for (StagedEffect effect : staged) {
             TableChange change = effect.change();
-            if (FirstTouchFork.isDeferred(effect) || effect.handle().rowDelta().isEmpty() || change.pin().rowCount() < 0
-                    || effect.handle().identity().readVersion() != change.pin().version()) {
+            boolean insertOrUpsert = change.kind() == TableChange.Kind.INSERT || change.kind() == TableChange.Kind.UPSERT;
+            if (FirstTouchFork.isDeferred(effect) || !insertOrUpsert || effect.handle().rowDelta().isEmpty()
+                    || change.pin().rowCount() < 0 || effect.handle().identity().readVersion() != change.pin().version()) {
                 return Optional.empty();
             }
         }
