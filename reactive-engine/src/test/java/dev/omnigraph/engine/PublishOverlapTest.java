@@ -7,10 +7,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.recovery.Sidecar;
+import dev.omnigraph.storage.CountingTableStorage;
 import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.Failpoints;
+import dev.omnigraph.storage.StorageCallCounter;
 import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.GraphCommit;
+import dev.omnigraph.storage.testing.StorageFixture;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +33,19 @@ import reactor.core.publisher.Mono;
 class PublishOverlapTest extends ConstrainedGraphTest {
     static final String QUERIES = """
             query note($t: String) { insert Note { text: $t } }
+            query person($n: String, $a: I32) { insert Person { name: $n, age: $a } }
             """;
+    final StorageCallCounter counter = new StorageCallCounter();
+
+    @Override
+    StorageServices newServices() {
+        return new StorageServices(StorageFixture.scheduler(),
+                new CountingTableStorage(StorageFixture.newTableStorage(), counter));
+    }
+
+    Mono<WriteOutcome> person(String name, int age) {
+        return graph.mutate("main", QUERIES, "person", Map.of("n", name, "a", age), WriteOptions.DEFAULT);
+    }
 
     Mono<WriteOutcome> note(String text) {
         return graph.mutate("main", QUERIES, "note", Map.of("t", text), WriteOptions.DEFAULT);
@@ -81,6 +96,29 @@ class PublishOverlapTest extends ConstrainedGraphTest {
         committed.release();
         assertThat(write.get(60, TimeUnit.SECONDS).commit()).isPresent();
         assertThat(notes()).containsExactly("a");
+    }
+
+    @Test
+    void aKeyedInsertStagesItsManifestUpdateBeforeItsTableCommitOnTheRowsItPredicted() throws Exception {
+        person("Ann", 1).block(Duration.ofSeconds(60));
+        // Replacing a key (net 0 rows), then adding one (net +1): each is predicted from its staged key scan.
+        for (String name : List.of("Ann", "Bob")) {
+            Failpoints.Parked committed = graph.failpoints().park("mutation." + FailpointCatalog.AFTER_COMMIT + "1");
+            long stagesBefore = counter.get(StorageCallCounter.Call.STAGE);
+            CompletableFuture<WriteOutcome> write = person(name, 2).toFuture();
+            committed.reached().block();
+            assertThat(counter.get(StorageCallCounter.Call.STAGE) - stagesBefore)
+                    .as("the person upsert and the manifest Update are both staged when the table commit lands")
+                    .isEqualTo(2);
+            committed.release();
+            GraphCommit landed = write.get(60, TimeUnit.SECONDS).commit().orElseThrow();
+            assertThat(head()).isEqualTo(landed.id());
+        }
+        assertThat(counter.get(StorageCallCounter.Call.DISCARD)).as("no early Update was mispredicted").isZero();
+        assertThat(graph.snapshot(ReadTarget.branch("main")).block().table("node:Person").orElseThrow().rowCount())
+                .isEqualTo(2);
+        assertThat(rows(graph, "node:Person").stream().map(row -> row.get("name") + "=" + row.get("age")).sorted())
+                .containsExactly("Ann=2", "Bob=2");
     }
 
     @Test

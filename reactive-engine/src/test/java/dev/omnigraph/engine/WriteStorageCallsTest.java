@@ -87,6 +87,14 @@ class WriteStorageCallsTest {
     }
 
     @Test
+    void aWarmSingleRowWriteChecksTheManifestVersionOnlyOnceUnderItsGates() {
+        insert("warm");
+        Map<String, Long> one = callsOfInsert("once");
+        // The plan starts from the state the handle kept; the recheck under the gates is the one live read.
+        assertThat(one.get("open")).as("calls of one write: %s", one).isEqualTo(1);
+    }
+
+    @Test
     void everyAcknowledgedCommitIsAnExactTimeTravelPoint() {
         List<GraphCommit> acknowledged = new ArrayList<>();
         int writes = ManifestBatchPublisher.COMPACT_AT_FRAGMENTS + 2;

@@ -2,6 +2,7 @@ package dev.omnigraph.storage;
 
 import com.lancedb.lance.Dataset;
 import com.lancedb.lance.Transaction;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -15,14 +16,22 @@ final class LanceStagedHandle implements StagedHandle {
     private final Dataset dataset;
     private final Transaction transaction;
     private final TransactionIdentity identity;
+    private final OptionalLong rowDelta;
     private final AtomicBoolean spent = new AtomicBoolean();
 
-    LanceStagedHandle(TableRef ref, BufferAllocator allocator, Dataset dataset, Transaction transaction) {
+    LanceStagedHandle(TableRef ref, BufferAllocator allocator, Dataset dataset, Transaction transaction,
+                      OptionalLong rowDelta) {
         this.ref = ref;
         this.allocator = allocator;
         this.dataset = dataset;
         this.transaction = transaction;
         this.identity = new TransactionIdentity(transaction.readVersion(), transaction.uuid());
+        this.rowDelta = rowDelta;
+    }
+
+    @Override
+    public OptionalLong rowDelta() {
+        return rowDelta;
     }
 
     @Override

@@ -56,6 +56,12 @@ public final class LanceTableStorage implements TableStorage {
     private final StorageScheduler storage;
     private final BufferAllocator rootAllocator = new RootAllocator();
     private final java.util.concurrent.atomic.AtomicInteger openScans = new java.util.concurrent.atomic.AtomicInteger();
+    /**
+     * The schema an upsert last found per table ref: the next upsert of a pinned (schema-less) snapshot writes its
+     * fragment with it beside the key scan, and the commit uses that fragment only if the opened version's schema
+     * equals it (otherwise it writes the fragment again), so a stale entry costs time, never correctness.
+     */
+    private final Map<TableRef, Schema> upsertSchemas = new java.util.concurrent.ConcurrentHashMap<>();
 
     public LanceTableStorage(StorageScheduler storage) {
         this.storage = storage;
@@ -127,14 +133,22 @@ public final class LanceTableStorage implements TableStorage {
         if (rows.isEmpty()) {
             return Mono.error(new BadRequest("nothing to append to " + snapshot.ref() + ": no rows"));
         }
-        return stage("stageAppend", snapshot, properties, (dataset, allocator) ->
-                Optional.of(Append.builder().fragments(writeFragments(snapshot.ref(), dataset, rows, allocator)).build()))
+        return stageCounted("stageAppend", snapshot, properties, (dataset, allocator) -> Optional.of(new CountedOperation(
+                Append.builder().fragments(writeFragments(snapshot.ref(), dataset, rows, allocator)).build(),
+                OptionalLong.of(rows.size()))))
                 .map(Optional::get);
     }
 
     @Override
     public Mono<StagedHandle> stageUpsert(TableSnapshot snapshot, List<Map<String, Object>> rows, String keyColumn,
                                           Map<String, String> properties) {
+        Schema seen = snapshot.schema() == null ? upsertSchemas.get(snapshot.ref()) : null;
+        if (seen != null) {
+            // Version time unknown (EPOCH): no address is ever trusted, so the replaced rows are found by key.
+            TableSnapshot withSchema = new TableSnapshot(snapshot.ref(), snapshot.version(), seen, snapshot.rowCount(),
+                    snapshot.fragmentCount());
+            return stageUpsertAt(withSchema, Map.of(), rows, keyColumn, properties);
+        }
         return stageUpsertAt(snapshot, null, rows, keyColumn, properties, "stageUpsert");
     }
 
@@ -192,13 +206,14 @@ public final class LanceTableStorage implements TableStorage {
                 return Mono.error(both.getT1().getThrowable()); // written fragment files are reclaimable garbage
             }
             PendingUpdate pending = both.getT1().get();
-            if (both.getT2().isOnError()) {
-                return storage.run(pending::close).then(Mono.error(both.getT2().getThrowable()));
-            }
             return storage.call(() -> {
                 try {
-                    // A snapshot schema that is not the dataset's (never expected) must not reach a commit.
-                    List<FragmentMetadata> added = pending.dataset().getSchema().equals(snapshot.schema())
+                    // A snapshot schema that is not the dataset's (a remembered one gone stale) must not reach a
+                    // commit: the rows are written again with the dataset's own, which also reports a failure of the
+                    // early write that was not the schema's fault.
+                    Schema actual = pending.dataset().getSchema();
+                    upsertSchemas.put(ref, actual);
+                    List<FragmentMetadata> added = both.getT2().hasValue() && actual.equals(snapshot.schema())
                             ? both.getT2().get()
                             : writeFragments(ref, pending.dataset(), rows, pending.allocator());
                     Transaction transaction = pending.dataset().newTransactionBuilder()
@@ -210,7 +225,8 @@ public final class LanceTableStorage implements TableStorage {
                                     .newFragments(added)
                                     .build())
                             .build();
-                    return (StagedHandle) new LanceStagedHandle(ref, pending.allocator(), pending.dataset(), transaction);
+                    return (StagedHandle) new LanceStagedHandle(ref, pending.allocator(), pending.dataset(), transaction,
+                            OptionalLong.of(rows.size() - pending.deletions().rows()));
                 } catch (Exception e) {
                     pending.close();
                     throw LanceFailures.translate("stageUpsertAt", ref, snapshot.version(), e);
@@ -268,7 +284,10 @@ public final class LanceTableStorage implements TableStorage {
         } catch (BadRequest refused) {
             return Mono.error(refused);
         }
-        return stage(operation, snapshot, properties, (dataset, allocator) -> {
+        return stageCounted(operation, snapshot, properties, (dataset, allocator) -> {
+            if (!rows.isEmpty()) {
+                upsertSchemas.put(snapshot.ref(), dataset.getSchema());
+            }
             RowDeletions deletions = knownAddresses == null ? null
                     : RowDeletions.at(dataset, snapshot, keys.stream().filter(knownAddresses::containsKey)
                             .map(knownAddresses::get).toList());
@@ -280,11 +299,11 @@ public final class LanceTableStorage implements TableStorage {
             }
             RowDeletions.Staged staged = deletions.stage(dataset);
             List<FragmentMetadata> added = rows.isEmpty() ? List.of() : writeFragments(snapshot.ref(), dataset, rows, allocator);
-            return Optional.of(Update.builder()
+            return Optional.of(new CountedOperation(Update.builder()
                     .removedFragmentIds(staged.removedFragmentIds())
                     .updatedFragments(staged.updatedFragments())
                     .newFragments(added)
-                    .build());
+                    .build(), OptionalLong.of(rows.size() - deletions.size())));
         });
     }
 
@@ -606,6 +625,13 @@ public final class LanceTableStorage implements TableStorage {
     /** Opens the snapshot, builds the operation, and hands dataset + allocator to the handle (or frees them). */
     private Mono<Optional<StagedHandle>> stage(String operation, TableSnapshot snapshot, Map<String, String> properties,
                                                OperationBuilder build) {
+        return stageCounted(operation, snapshot, properties, (dataset, allocator) -> build.apply(dataset, allocator)
+                .map(staged -> new CountedOperation(staged, OptionalLong.empty())));
+    }
+
+    /** As {@link #stage}, for operations that know how many rows their commit adds net (see {@link StagedHandle#rowDelta}). */
+    private Mono<Optional<StagedHandle>> stageCounted(String operation, TableSnapshot snapshot,
+                                                      Map<String, String> properties, CountedBuilder build) {
         TableRef ref = snapshot.ref();
         return storage.call(() -> {
             StorageScheduler.requireStorageThread(operation);
@@ -613,7 +639,7 @@ public final class LanceTableStorage implements TableStorage {
             Dataset dataset = null;
             try {
                 dataset = openDataset(allocator, ref, OptionalLong.of(snapshot.version()));
-                Optional<Operation> staged = build.apply(dataset, allocator);
+                Optional<CountedOperation> staged = build.apply(dataset, allocator);
                 if (staged.isEmpty()) {
                     dataset.close();
                     allocator.close();
@@ -622,9 +648,10 @@ public final class LanceTableStorage implements TableStorage {
                 Transaction transaction = dataset.newTransactionBuilder()
                         .readVersion(snapshot.version())
                         .transactionProperties(Map.copyOf(properties))
-                        .operation(staged.get())
+                        .operation(staged.get().operation())
                         .build();
-                return Optional.<StagedHandle>of(new LanceStagedHandle(ref, allocator, dataset, transaction));
+                return Optional.<StagedHandle>of(new LanceStagedHandle(ref, allocator, dataset, transaction,
+                        staged.get().rowDelta()));
             } catch (Exception e) {
                 if (dataset != null) dataset.close();
                 allocator.close();
@@ -712,6 +739,15 @@ public final class LanceTableStorage implements TableStorage {
     @FunctionalInterface
     private interface OperationBuilder {
         Optional<Operation> apply(Dataset dataset, BufferAllocator allocator);
+    }
+
+    /** An operation and the net rows its commit adds, when known. */
+    private record CountedOperation(Operation operation, OptionalLong rowDelta) {
+    }
+
+    @FunctionalInterface
+    private interface CountedBuilder {
+        Optional<CountedOperation> apply(Dataset dataset, BufferAllocator allocator);
     }
 
     /** The Lance resources of one streaming scan, closed together on completion, error or cancel. */

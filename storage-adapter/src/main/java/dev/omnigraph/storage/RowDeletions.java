@@ -73,6 +73,11 @@ final class RowDeletions {
         return offsetsByFragment.isEmpty();
     }
 
+    /** How many rows are marked (each address once). */
+    long size() {
+        return offsetsByFragment.values().stream().mapToLong(TreeSet::size).sum();
+    }
+
     /** Writes the deletion files (no commit). A fragment losing every row is listed as removed instead. */
     Staged stage(Dataset dataset) {
         List<FragmentMetadata> updated = new ArrayList<>();
@@ -85,9 +90,10 @@ final class RowDeletions {
                 updated.add(after);
             }
         });
-        return new Staged(List.copyOf(updated), List.copyOf(removed));
+        return new Staged(List.copyOf(updated), List.copyOf(removed), size());
     }
 
-    record Staged(List<FragmentMetadata> updatedFragments, List<Long> removedFragmentIds) {
+    /** The deletion files written, the fragments removed whole, and how many rows they delete in all. */
+    record Staged(List<FragmentMetadata> updatedFragments, List<Long> removedFragmentIds, long rows) {
     }
 }

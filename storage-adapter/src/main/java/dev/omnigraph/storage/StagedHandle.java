@@ -16,4 +16,12 @@ public interface StagedHandle {
     /** True once committed or discarded: a discard then has nothing to release and makes no storage call. */
     boolean spent();
 
+    /**
+     * Rows the commit adds net (written minus deleted), when staging knew it: a commit landing exactly on the
+     * read version then has the read version's row count plus this. Empty when unknown.
+     */
+    default java.util.OptionalLong rowDelta() {
+        return java.util.OptionalLong.empty();
+    }
+
 }

@@ -28,7 +28,7 @@ import reactor.core.publisher.Mono;
  * as before; a confirmation that fails beside a publish that landed changes nothing (the sidecar is deleted next).
  *
  * <p>The manifest Update is planned and staged early when every table's landed version and row count can be
- * predicted (appends on existing tables: version + 1, rows + inserted): then it is staged beside the arm and the
+ * predicted (appends and upserts on existing tables: version + 1, rows + the staged net rows): then it is staged beside the arm and the
  * table commits, and committed as soon as they landed as predicted. A table that landed otherwise discards it and
  * plans the publish again from what landed. Staged files are invisible until committed.
  */
@@ -118,9 +118,11 @@ final class ConfirmAndPublish {
     }
 
     /**
-     * The publish as it will be if every table lands as an exact append on its pin: only for inserts into
-     * tables that exist at their pin with a known row count (a first-touch fork is staged only after arming), and
-     * no switched pointers (merges are not this hot path).
+     * The publish as it will be if every table lands exactly on its pin: only for inserts and upserts that know
+     * their net rows ({@link dev.omnigraph.storage.StagedHandle#rowDelta}: an append's rows, an upsert's rows minus
+     * those its key scan found to replace) on tables that exist at their pin with a known row count (a first-touch
+     * fork is staged only after arming), and no switched pointers. Merges (row deltas, pointers) keep planning
+     * their publish from what landed: they are not this hot path.
      */
     private static Optional<PublishRequest> predicted(Publication request, WriteToken token,
                                                       IntentRecords.LineageIntent lineage, List<StagedEffect> staged,
@@ -130,14 +132,16 @@ final class ConfirmAndPublish {
         }
         for (StagedEffect effect : staged) {
             TableChange change = effect.change();
-            if (FirstTouchFork.isDeferred(effect) || change.kind() != TableChange.Kind.INSERT || change.pin().rowCount() < 0
-                    || effect.handle().identity().readVersion() != change.pin().version()) {
+            boolean insertOrUpsert = change.kind() == TableChange.Kind.INSERT || change.kind() == TableChange.Kind.UPSERT;
+            if (FirstTouchFork.isDeferred(effect) || !insertOrUpsert || effect.handle().rowDelta().isEmpty()
+                    || change.pin().rowCount() < 0 || effect.handle().identity().readVersion() != change.pin().version()) {
                 return Optional.empty();
             }
         }
         return Optional.of(publishRequest(request, token, lineage, staged, effect -> {
             TableEntry pin = effect.change().pin();
-            return pin.pinnedAt(pin.version() + 1, pin.lanceBranch(), pin.rowCount() + effect.change().rows().size());
+            return pin.pinnedAt(pin.version() + 1, pin.lanceBranch(),
+                    pin.rowCount() + effect.handle().rowDelta().getAsLong());
         }, List.of()));
     }
 

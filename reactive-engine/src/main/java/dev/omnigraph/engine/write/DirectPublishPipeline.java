@@ -193,10 +193,12 @@ public final class DirectPublishPipeline {
         Request lead = writes.get(0).request();
         String branch = lead.branch();
         return Flux.fromIterable(lead.gatedBranches()).concatMap(this::recoveryBarrier).then()
-                .then(WriteToken.capture(ctx.manifest(), branch, ctx.schemaIrHash()))
-                .flatMap(token -> new GroupAssembly(ctx, token, settled, this::replayIfRecorded).assemble(writes)
-                        .flatMap(group -> publishGroup(token, group, settled, reprepares)
-                                .then(Mono.defer(() -> groups(group.leftover(), settled, 0)))));
+                .then(KeptTokens.first(ctx, writes, branch, reprepares))
+                .flatMap(token -> KeptTokens.assemble(ctx, token, writes, settled, this::replayIfRecorded)
+                        .flatMap(assembled -> assembled.isEmpty()
+                                ? groups(writes, settled, reprepares + 1) // the kept state was stale: plan on the live one
+                                : publishGroup(token, assembled.get(), settled, reprepares)
+                                        .then(Mono.defer(() -> groups(assembled.get().leftover(), settled, 0)))));
     }
 
     /**
@@ -221,7 +223,8 @@ public final class DirectPublishPipeline {
                 .onErrorResume(Reprepare.class, moved -> {
                     List<QueuedWrite> again = new ArrayList<>();
                     for (GroupAssembly.Accepted member : group.accepted()) {
-                        if (member.own().reprepareOnMovedHead() && reprepares < MAX_REPREPARES) {
+                        if (moved.unverifiedToken()
+                                || member.own().reprepareOnMovedHead() && reprepares < MAX_REPREPARES) {
                             again.add(member.write());
                         } else {
                             settled.fail(member.write(), moved.reason());
@@ -284,9 +287,11 @@ public final class DirectPublishPipeline {
         return Mono.usingWhen(
                 ctx.gates().forTables(request.branch(), tableKeys(changes)),
                 permit -> Mono.zip(staging.materialize(), rechecking.materialize()).flatMap(both -> {
-                    // A staging failure comes first, as when staging preceded the recheck.
+                    // A staging failure comes first, as when staging preceded the recheck, unless the plan was made
+                    // on a kept state the recheck found stale (then the staging failure may be the staleness).
                     if (both.getT1().isOnError()) {
-                        return Mono.error(both.getT1().getThrowable());
+                        return Mono.error(both.getT2().getThrowable() instanceof Reprepare stale && stale.unverifiedToken()
+                                ? stale : both.getT1().getThrowable());
                     }
                     List<StagedEffect> effects = both.getT1().get();
                     Mono<Optional<GraphCommit>> applied = both.getT2().isOnError()
@@ -360,22 +365,31 @@ public final class DirectPublishPipeline {
 
     /**
      * Revalidates everything the plan assumed, under the gates and before any effect. In this process nothing can
-     * have moved (the plan was made under the branch gate); this catches another process, and sidecar drift.
+     * have moved (the plan was made under the branch gate); this catches another process, and sidecar drift. The
+     * live manifest version and every written table's HEAD are read side by side (reads only); a moved head is
+     * reported before any drift, since the drift of a moved head means nothing.
      */
     private Mono<Void> recheck(Publication request, WriteToken token, ChangeSet changes) {
+        Mono<Void> noDrift = Flux.fromIterable(changes.changes())
+                .filter(change -> !FirstTouchFork.inherited(token, change.pin())) // the parent may move on
+                .flatMap(change -> requireNoDrift(change.pin())).then();
         return recoveryBarrier(request.branch())
-                .then(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()))
-                .flatMap(fresh -> {
+                .then(Mono.zip(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()).materialize(),
+                        noDrift.materialize()))
+                .flatMap(both -> {
+                    if (both.getT1().isOnError()) {
+                        return Mono.error(both.getT1().getThrowable());
+                    }
+                    WriteToken fresh = both.getT1().get();
                     ctx.publisher().requireFenced(fresh.state()); // a lost writer tenure stops before any effect
                     checkPrecondition(request.ifGraphCommit(), fresh);
                     if (!token.sameAuthority(fresh)) {
                         ReadSetChanged moved = new ReadSetChanged("graph_head:" + request.branch(),
                                 token.head().orElse("<none>"), fresh.head().orElse("<none>"));
-                        return Mono.error(changes.reprepareOnMovedHead() ? new Reprepare(moved) : moved);
+                        return Mono.error(changes.reprepareOnMovedHead() || !token.verified()
+                                ? new Reprepare(moved, !token.verified()) : moved);
                     }
-                    return Flux.fromIterable(changes.changes())
-                            .filter(change -> !FirstTouchFork.inherited(token, change.pin())) // the parent may move on
-                            .concatMap(change -> requireNoDrift(change.pin())).then();
+                    return both.getT2().isOnError() ? Mono.error(both.getT2().getThrowable()) : Mono.<Void>empty();
                 });
     }
 

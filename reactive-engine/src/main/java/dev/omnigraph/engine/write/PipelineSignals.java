@@ -14,17 +14,31 @@ final class PipelineSignals {
         }
     }
 
-    /** The head moved before any effect and the change may be planned again. */
+    /**
+     * The head moved before any effect and the change may be planned again; {@code unverifiedToken}: the write
+     * was planned on this process's last known state, never checked live, so every write of the group (strict
+     * ones too) is planned again on a verified token.
+     */
     static final class Reprepare extends RuntimeException {
         private final ReadSetChanged reason;
+        private final boolean unverifiedToken;
 
         Reprepare(ReadSetChanged reason) {
+            this(reason, false);
+        }
+
+        Reprepare(ReadSetChanged reason, boolean unverifiedToken) {
             super(reason.getMessage(), null, false, false);
             this.reason = reason;
+            this.unverifiedToken = unverifiedToken;
         }
 
         ReadSetChanged reason() {
             return reason;
+        }
+
+        boolean unverifiedToken() {
+            return unverifiedToken;
         }
     }
 

@@ -23,6 +23,21 @@ final class Settlements {
         writes.forEach(write -> fail(write, error));
     }
 
+    synchronized boolean isEmpty() {
+        return outcomes.isEmpty();
+    }
+
+    /** Records every outcome held here in {@code into} (where the first recorded still wins). */
+    synchronized void copyInto(Settlements into) {
+        outcomes.forEach((write, outcome) -> {
+            if (outcome instanceof WriteOutcome done) {
+                into.succeed(write, done);
+            } else {
+                into.fail(write, (Throwable) outcome);
+            }
+        });
+    }
+
     /** Hands every write its outcome; a write nothing settled (a bug) fails rather than hangs. */
     void emit(List<QueuedWrite> writes) {
         for (QueuedWrite write : writes) {

@@ -10,17 +10,33 @@ import reactor.core.publisher.Mono;
 /**
  * The immutable authority one write attempt is planned against: the branch's native identity, its exact head
  * (absence included), the schema identity, and the table pins of that manifest state. Captured once per attempt;
- * revalidated under the gates before any effect.
+ * revalidated under the gates before any effect. {@code verified}: read from the live manifest; an unverified
+ * token is this process's last known state of the branch, taken without a storage call ({@link #kept}).
  */
 public record WriteToken(String branch, BranchIdentity branchIdentity, Optional<String> head,
-                         Optional<String> effectiveHead, String schemaIrHash, ManifestState state) {
+                         Optional<String> effectiveHead, String schemaIrHash, ManifestState state, boolean verified) {
 
     public static Mono<WriteToken> capture(ManifestStore manifest, String branch, String schemaIrHash) {
-        return manifest.branchIdentity(branch).zipWith(manifest.load(branch), (identity, state) -> {
-            Optional<String> inherited = Optional.ofNullable(
-                    state.heads().get(identity.parent().orElse(GraphBranches.MAIN)));
-            return new WriteToken(branch, identity, state.head(), state.head().or(() -> inherited), schemaIrHash, state);
-        });
+        return manifest.branchIdentity(branch).zipWith(manifest.load(branch),
+                (identity, state) -> of(branch, identity, schemaIrHash, state, true));
+    }
+
+    /**
+     * The token of the manifest state this process last loaded or published for {@code branch}, with no version
+     * check: in this process nothing publishes on the branch but the writer holding its gate, so it is normally
+     * the live state, and the recheck under the gates (which reads the live version) replans the write when
+     * another process moved it. Empty when nothing is kept.
+     */
+    public static Optional<Mono<WriteToken>> kept(ManifestStore manifest, String branch, String schemaIrHash) {
+        return manifest.kept(branch).map(state -> manifest.branchIdentity(branch)
+                .map(identity -> of(branch, identity, schemaIrHash, state, false)));
+    }
+
+    private static WriteToken of(String branch, BranchIdentity identity, String schemaIrHash, ManifestState state,
+                                 boolean verified) {
+        Optional<String> inherited = Optional.ofNullable(state.heads().get(identity.parent().orElse(GraphBranches.MAIN)));
+        return new WriteToken(branch, identity, state.head(), state.head().or(() -> inherited), schemaIrHash, state,
+                verified);
     }
 
     /** True when {@code other} (captured later) carries the same authority: identity, head and schema. */

@@ -115,9 +115,10 @@ public final class ManifestStore {
 
     /**
      * The last state this store loaded or published for {@code graphBranch}, unchecked and with no storage call.
-     * Only for a publish: planned on a stale state it loses its CAS (or is refused) and loads again.
+     * Only to plan on where a later check against the live manifest catches staleness: a publish (a stale one
+     * loses its CAS or is refused and loads again), a write token (its recheck under the gates).
      */
-    Optional<ManifestState> kept(String graphBranch) {
+    public Optional<ManifestState> kept(String graphBranch) {
         return cache.last(graphBranch);
     }
 
