@@ -478,6 +478,14 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<List<Optional<TransactionMark>>> transactionMarks(TableRef ref, long after, long upTo, String key) {
+        return withDataset("transactionMarks", ref, OptionalLong.of(upTo), (dataset, allocator) -> {
+            OptionalLong fork = ref.branch().isPresent() ? OptionalLong.of(forkVersion(ref, allocator)) : OptionalLong.empty();
+            return TableHistory.marks(ref, dataset, after, upTo, fork, key);
+        });
+    }
+
+    @Override
     public Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name) {
         LanceBranchNames.requireValid(name);
         return withDataset("createBranch", from, OptionalLong.empty(), (dataset, allocator) -> {

@@ -39,18 +39,38 @@ public final class TableHistory {
      * readable. Uuids come from the manifest, so only on local roots.
      */
     static List<String> operations(TableRef ref, Dataset latest, long after, long upTo, OptionalLong forkVersion) {
-        List<String> out = new ArrayList<>();
+        return walk(ref, latest, after, upTo, forkVersion, (version, tx) -> tx.map(t -> t.operation().name()).orElse("Unknown"),
+                version -> "Clone", version -> "CreateIndex");
+    }
+
+    /**
+     * The transaction of every version in {@code (after, upTo]} with the value of property {@code key}; an index
+     * build or fork version (never read) is an empty entry.
+     */
+    static List<java.util.Optional<TransactionMark>> marks(TableRef ref, Dataset latest, long after, long upTo,
+                                                         OptionalLong forkVersion, String key) {
+        return walk(ref, latest, after, upTo, forkVersion, (version, tx) -> tx.map(t -> new TransactionMark(version,
+                        new TransactionIdentity(t.readVersion(), t.uuid()),
+                        t.transactionProperties().map(props -> props.get(key)))),
+                version -> java.util.Optional.<TransactionMark>empty(), version -> java.util.Optional.<TransactionMark>empty());
+    }
+
+    /** The one walk over versions that never reads a transaction Lance would abort on. */
+    private static <T> List<T> walk(TableRef ref, Dataset latest, long after, long upTo, OptionalLong forkVersion,
+                                    java.util.function.BiFunction<Long, java.util.Optional<com.lancedb.lance.Transaction>, T> read,
+                                    java.util.function.LongFunction<T> clone, java.util.function.LongFunction<T> indexBuild) {
+        List<T> out = new ArrayList<>();
         State previous = after < 1 ? State.NONE : state(ref, latest, after);
         for (long version = Math.max(1, after + 1); version <= upTo; version++) {
             State current = state(ref, latest, version);
             if (forkVersion.isPresent() && version == forkVersion.getAsLong()) {
-                out.add("Clone");
+                out.add(clone.apply(version));
             } else if (!current.names().equals(previous.names())
                     || (!current.uuids().equals(previous.uuids()) && current.fragments().equals(previous.fragments()))) {
-                out.add("CreateIndex");
+                out.add(indexBuild.apply(version));
             } else {
                 try (Dataset at = latest.checkoutVersion(version)) {
-                    out.add(at.readTransaction().map(tx -> tx.operation().name()).orElse("Unknown"));
+                    out.add(read.apply(version, at.readTransaction()));
                 }
             }
             previous = current;

@@ -78,7 +78,10 @@ final class MergePlanner {
         List<TableChange> changes = new ArrayList<>();
         Map<String, Long> counts = new HashMap<>();
         RowMerge.Bound validated = new RowMerge.Bound.ValidatedBytes(ctx.limits().maxArrowBytesPerTable(), new AtomicLong());
-        RowMerge.Bound written = new RowMerge.Bound.Entities(ctx.limits().maxEntitiesPerTable());
+        // A written table commits as a chain of chunks (WriteLimitCheck caps their count exactly); this stops the
+        // scan early, before it holds more than the largest chain could write.
+        RowMerge.Bound written = new RowMerge.Bound.Entities((int) Math.min(Integer.MAX_VALUE,
+                (long) ctx.limits().maxEntitiesPerTable() * ctx.limits().maxChunksPerTable()));
         java.util.Set<String> byPointer = keys.stream().filter(key -> pointerAdopt(key, base, source, targetToken))
                 .collect(java.util.stream.Collectors.toSet());
         return Flux.fromIterable(keys)

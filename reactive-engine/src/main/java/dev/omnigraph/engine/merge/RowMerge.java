@@ -43,7 +43,7 @@ final class RowMerge {
 
     /**
      * How much of one table's result a merge may hold before it refuses (413, before any effect): a table it writes
-     * is capped by entities (one exact transaction); a pointer-only adopt writes nothing, so only the memory its
+     * is capped by entities (the most its chain of chunks can commit); a pointer-only adopt writes nothing, so only the memory its
      * validation holds is capped, in estimated Arrow bytes shared by every such table of the operation.
      */
     sealed interface Bound {
