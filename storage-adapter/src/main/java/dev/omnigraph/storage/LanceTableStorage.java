@@ -481,7 +481,9 @@ public final class LanceTableStorage implements TableStorage {
     public Mono<List<Optional<TransactionMark>>> transactionMarks(TableRef ref, long after, long upTo, String key) {
         return withDataset("transactionMarks", ref, OptionalLong.of(upTo), (dataset, allocator) -> {
             OptionalLong fork = ref.branch().isPresent() ? OptionalLong.of(forkVersion(ref, allocator)) : OptionalLong.empty();
-            return TableHistory.marks(ref, dataset, after, upTo, fork, key);
+            // Each version opened through the ref itself: a branch's versions live in its own tree.
+            return TableHistory.marks(ref, version -> openDataset(allocator, ref, OptionalLong.of(version)), after, upTo,
+                    fork, key);
         });
     }
 
