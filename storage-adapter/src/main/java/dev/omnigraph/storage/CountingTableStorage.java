@@ -192,6 +192,11 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after) {
+        return counted(Call.OPEN, () -> delegate.fragmentDiff(before, after));
+    }
+
+    @Override
     public Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name) {
         return counted(Call.BRANCH, () -> delegate.createBranch(from, fromVersion, name));
     }

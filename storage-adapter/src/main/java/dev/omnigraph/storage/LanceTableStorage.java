@@ -91,6 +91,9 @@ public final class LanceTableStorage implements TableStorage {
 
     @Override
     public Flux<RowBatch> scan(TableSnapshot snapshot, ScanRequest request) {
+        if (request.fragments().filter(List::isEmpty).isPresent()) {
+            return Flux.empty(); // no fragment: Lance would read them all
+        }
         TableRef ref = snapshot.ref();
         return Flux.<RowBatch, OpenScan>generate(
                         () -> {
@@ -488,6 +491,22 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after) {
+        return withDataset("fragmentDiff", before.ref(), OptionalLong.of(before.version()), (old, allocator) -> {
+            List<com.lancedb.lance.FragmentMetadata> was = old.getFragments().stream().map(com.lancedb.lance.Fragment::metadata).toList();
+            List<com.lancedb.lance.FragmentMetadata> now;
+            try (Dataset current = openDataset(allocator, after.ref(), OptionalLong.of(after.version()))) {
+                now = current.getFragments().stream().map(com.lancedb.lance.Fragment::metadata).toList();
+            }
+            boolean oneDataset = before.ref().path().equals(after.ref().path());
+            java.util.Set<com.lancedb.lance.FragmentMetadata> shared = new java.util.HashSet<>(oneDataset ? was : List.of());
+            shared.retainAll(oneDataset ? new java.util.HashSet<>(now) : java.util.Set.of());
+            return new FragmentDiff(was.stream().filter(f -> !shared.contains(f)).map(com.lancedb.lance.FragmentMetadata::getId).toList(),
+                    now.stream().filter(f -> !shared.contains(f)).map(com.lancedb.lance.FragmentMetadata::getId).toList());
+        });
+    }
+
+    @Override
     public Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name) {
         LanceBranchNames.requireValid(name);
         return withDataset("createBranch", from, OptionalLong.empty(), (dataset, allocator) -> {
@@ -743,6 +762,7 @@ public final class LanceTableStorage implements TableStorage {
                 request.limit().ifPresent(options::limit);
                 if (request.rowAddress()) options.withRowAddress(true);
                 request.orderBy().ifPresent(column -> options.setColumnOrderings(List.of(ascending(column))));
+                request.fragments().ifPresent(options::fragmentIds);
                 scanner = dataset.newScan(options.build());
                 List<String> columns = new ArrayList<>();
                 scanner.schema().getFields().forEach(field -> columns.add(field.getName()));

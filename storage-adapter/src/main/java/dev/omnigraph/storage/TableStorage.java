@@ -170,6 +170,12 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
      */
     Mono<List<Optional<TransactionMark>>> transactionMarks(TableRef ref, long after, long upTo, String key);
 
+    /**
+     * The fragments of {@code before} and {@code after} (two snapshots of the dataset at one path, on any refs) that
+     * the other does not hold identically; one storage call, two opens. Snapshots of different paths share nothing.
+     */
+    Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after);
+
     /** Creates Lance branch {@code name} at {@code fromVersion} of {@code from} (main or another branch). */
     Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name);
 
