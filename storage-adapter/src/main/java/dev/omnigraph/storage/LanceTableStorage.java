@@ -498,11 +498,17 @@ public final class LanceTableStorage implements TableStorage {
             try (Dataset current = openDataset(allocator, after.ref(), OptionalLong.of(after.version()))) {
                 now = current.getFragments().stream().map(com.lancedb.lance.Fragment::metadata).toList();
             }
-            boolean oneDataset = before.ref().path().equals(after.ref().path());
-            java.util.Set<com.lancedb.lance.FragmentMetadata> shared = new java.util.HashSet<>(oneDataset ? was : List.of());
-            shared.retainAll(oneDataset ? new java.util.HashSet<>(now) : java.util.Set.of());
-            return new FragmentDiff(was.stream().filter(f -> !shared.contains(f)).map(com.lancedb.lance.FragmentMetadata::getId).toList(),
-                    now.stream().filter(f -> !shared.contains(f)).map(com.lancedb.lance.FragmentMetadata::getId).toList());
+            // By id, then Lance's own equality (it defines equals but not hashCode: no hashed sets of metadata).
+            Map<Integer, com.lancedb.lance.FragmentMetadata> byId = new java.util.HashMap<>();
+            if (before.ref().path().equals(after.ref().path())) {
+                was.forEach(fragment -> byId.put(fragment.getId(), fragment));
+            }
+            java.util.Set<Integer> shared = new java.util.HashSet<>();
+            now.forEach(fragment -> {
+                if (fragment.equals(byId.get(fragment.getId()))) shared.add(fragment.getId());
+            });
+            return new FragmentDiff(was.stream().map(com.lancedb.lance.FragmentMetadata::getId).filter(id -> !shared.contains(id)).toList(),
+                    now.stream().map(com.lancedb.lance.FragmentMetadata::getId).filter(id -> !shared.contains(id)).toList());
         });
     }
 
