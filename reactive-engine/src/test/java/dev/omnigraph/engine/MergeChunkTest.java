@@ -123,6 +123,24 @@ class MergeChunkTest extends MergeFixture {
     }
 
     @Test
+    void aTypeWithOnlyNewIdsIsAppendedWithoutLookingIdsUp() {
+        branch("p");
+        load("p", LoadMode.APPEND, person("Lea", 20), person("Max", 21), person("Ned", 22), person("Ola", 23),
+                person("Pia", 24));
+        load("main", LoadMode.MERGE, person("Ann", 40)); // main moves on: a three-way merge
+        graph.withLimits(new WriteLimits(2, BYTES));
+        long personBefore = GraphTestSupport.versions(graph).get("node:Person");
+
+        merge("p", "main");
+
+        long personAfter = GraphTestSupport.versions(graph).get("node:Person");
+        assertThat(graph.services().tables().operationsBetween(personRef("main"), personBefore, personAfter).block())
+                .containsExactly("Append", "Append", "Append");
+        assertThat(column("main", "node:Person", "age")).containsEntry("Ann", 40).containsEntry("Lea", 20)
+                .containsEntry("Pia", 24).hasSize(9);
+    }
+
+    @Test
     void aMergeAboveTheReal8192RowBoundSucceeds() {
         graph.withLimits(WriteLimits.DEFAULT);
         String[] first = IntStream.range(0, 4_200).mapToObj(i -> person("P" + letters(i), i % 150)).toArray(String[]::new);

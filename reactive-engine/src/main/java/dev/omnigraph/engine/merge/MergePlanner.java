@@ -91,7 +91,9 @@ final class MergePlanner {
                             conflicts.addAll(result.conflicts());
                             if (!result.isEmpty()) {
                                 TableEntry pin = live(target, key).orElseThrow();
-                                changes.add(new TableChange(pin, TableChange.Kind.ROW_DELTA, result.writes(), result.deletes()));
+                                // Proven-new rows only: appended (no id lookup, no deletion vectors).
+                                TableChange.Kind kind = result.insertsOnly() ? TableChange.Kind.APPEND : TableChange.Kind.ROW_DELTA;
+                                changes.add(new TableChange(pin, kind, result.writes(), result.deletes()));
                                 counts.put(key, (long) (result.writes().size() + result.deletes().size()));
                             }
                         }))

@@ -21,9 +21,9 @@ record ChunkChain(String id, List<TableChange> chunks) {
         chunks = List.copyOf(chunks);
     }
 
-    /** The chain of {@code change}, or empty when it fits in one transaction (or is not a row delta). */
+    /** The chain of {@code change}, or empty when it fits in one transaction (or is not a merge's change). */
     static Optional<ChunkChain> of(TableChange change, WriteLimits limits) {
-        if (change.kind() != TableChange.Kind.ROW_DELTA) {
+        if (!change.chunkable()) {
             return Optional.empty();
         }
         List<TableChange> chunks = split(change, limits);
@@ -69,7 +69,7 @@ record ChunkChain(String id, List<TableChange> chunks) {
                     + " entities)", limits.maxChunksPerTable(), chunks.size() + 1L,
                     "merge smaller branches (merge more often)");
         }
-        chunks.add(new TableChange(change.pin(), TableChange.Kind.ROW_DELTA, rows, deletes));
+        chunks.add(new TableChange(change.pin(), change.kind(), rows, deletes));
     }
 
     /** What the sidecar declares of this chain. */

@@ -347,7 +347,7 @@ public final class DirectPublishPipeline {
     private Mono<StagedHandle> stage(dev.omnigraph.storage.TableSnapshot snapshot, TableChange change,
                                      Map<String, String> properties) {
         return switch (change.kind()) {
-            case INSERT -> ctx.tables().stageAppend(snapshot, change.rows(), properties);
+            case INSERT, APPEND -> ctx.tables().stageAppend(snapshot, change.rows(), properties);
             case UPSERT -> ctx.tables().stageUpsert(snapshot, change.rows(), "id", properties);
             case OVERWRITE -> ctx.tables().stageOverwrite(snapshot, change.rows(), properties);
             case ROW_DELTA -> ctx.tables().stageRowDelta(snapshot, change.rows(), change.deleteIds(), "id", properties)

@@ -9,7 +9,7 @@ final class WriteLimitCheck {
 
     static void enforce(ChangeSet changes, WriteLimits limits) {
         for (TableChange change : changes.changes()) {
-            if (change.kind() == TableChange.Kind.ROW_DELTA) {
+            if (change.chunkable()) {
                 ChunkChain.split(change, limits); // a merge's delta commits as chunks: only their count is capped
                 continue;
             }
