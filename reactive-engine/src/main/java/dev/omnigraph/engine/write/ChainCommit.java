@@ -29,14 +29,18 @@ final class ChainCommit {
     Mono<CommittedVersion> rest(String points, int table, StagedEffect effect, CommittedVersion first,
                                 BiFunction<TableSnapshot, Integer, Mono<StagedHandle>> stage) {
         ChunkChain chain = effect.chain().orElseThrow();
+        java.util.concurrent.atomic.AtomicReference<CommittedVersion> landed = new java.util.concurrent.atomic.AtomicReference<>(first);
+        // One chunk at a time (concatMap): each is staged on the version the one before produced.
         return Flux.range(2, chain.chunks().size() - 1)
-                .reduce(Mono.just(first), (previous, chunk) -> previous.flatMap(landed -> afterChunk(points, table, chunk - 1)
-                        .then(stage.apply(TableSnapshot.pinned(effect.handle().ref(), landed.version(), landed.rowCount()), chunk))
+                .concatMap(chunk -> afterChunk(points, table, chunk - 1)
+                        .then(Mono.defer(() -> stage.apply(TableSnapshot.pinned(effect.handle().ref(), landed.get().version(),
+                                landed.get().rowCount()), chunk)))
                         .flatMap(handle -> ctx.tables().commitStaged(handle).flatMap(achieved -> achieved.isExactly(handle.identity())
                                 ? Mono.just(achieved)
                                 : Mono.<CommittedVersion>error(new StorageFault(effect.change().tableKey() + " chunk " + chunk
-                                        + " landed as " + achieved + ", not exactly on " + handle.identity(), null))))))
-                .flatMap(last -> last);
+                                        + " landed as " + achieved + ", not exactly on " + handle.identity(), null))))
+                        .doOnNext(landed::set))
+                .then(Mono.fromSupplier(landed::get));
     }
 
     private Mono<Void> afterChunk(String points, int table, int chunk) {
