@@ -36,7 +36,8 @@ final class BranchMergeBench implements Scenario {
 
     @Override
     public ScenarioReport run(BenchContext ctx) throws Exception {
-        List<Integer> sizes = List.of(ctx.options().pick(100, 30), ctx.options().pick(6_000, 90));
+        // N = 10,000 writes 9,999 entities of one type: above one transaction's 8,192, so a chain of two chunks.
+        List<Integer> sizes = List.of(ctx.options().pick(100, 30), ctx.options().pick(10_000, 90));
         int reps = ctx.options().pick(5, 2);
         ScenarioReport report = new ScenarioReport(name(), "Merge of a branch with N changed Person entities (N/3 "
                 + "inserted, updated, deleted) into a main with N unrelated inserts; vs raw Lance upsert + delete of "

@@ -50,9 +50,10 @@ class MergeValidationTest extends MergeFixture {
     }
 
     @Test
-    void aDeltaAboveTheEntityLimitIsRefusedBeforeAnyEffect() {
+    void aDeltaAboveTheChunkBoundIsRefusedBeforeAnyEffect() {
         load("f", LoadMode.APPEND, person("Cy", 1), person("Di", 2), person("Ed", 3));
-        Omnigraph small = graph.withLimits(new WriteLimits(2, WriteLimits.DEFAULT.maxArrowBytesPerTable()));
+        // Three entities in chunks of two need two chunks; one is allowed.
+        Omnigraph small = graph.withLimits(new WriteLimits(2, WriteLimits.DEFAULT.maxArrowBytesPerTable(), 1));
         Map<String, Long> before = GraphTestSupport.versions(graph);
         assertThatThrownBy(() -> small.mergeBranch("f", "main", false, Optional.empty()).block())
                 .isInstanceOf(ResourceLimitExceeded.class);

@@ -63,7 +63,7 @@ final class Classifier {
                 forks.add(pin);
                 return;
             }
-            if (found.kind() == TableClass.OWN_AT_HEAD) toRestore.add(pin);
+            if (found.kind() == TableClass.OWN_AT_HEAD || found.kind() == TableClass.OWN_PREFIX) toRestore.add(pin);
             if (found.kind() == TableClass.OWN_COMPENSATED) restored.add(pin);
         });
         return new Restores(List.copyOf(toRestore), List.copyOf(restored), List.copyOf(forks));
@@ -94,6 +94,10 @@ final class Classifier {
         long expected = pin.expectedVersion();
         if (sidecar.writerKind() == Sidecar.WriterKind.EnsureIndices) { // index versions: never read their transaction
             return IndexPins.classify(tables, sidecar, pin, published, ForkPins.isFork(pin, state));
+        }
+        Optional<Sidecar.Chain> chain = chain(sidecar, pin.tableKey());
+        if (chain.isPresent()) {
+            return ChainPins.classify(tables, sidecar, pin, chain.get(), published, ForkPins.isFork(pin, state));
         }
         if (ForkPins.isFork(pin, state)) {
             return ForkPins.classify(tables, sidecar, pin, published)
@@ -136,7 +140,12 @@ final class Classifier {
                         + " without a planned transaction", null));
     }
 
-    private static Optional<Txn> restoreOf(Sidecar sidecar, String tableKey) {
+    private static Optional<Sidecar.Chain> chain(Sidecar sidecar, String tableKey) {
+        return sidecar.protocolV3().effects().stream().filter(effect -> effect.tableKey().equals(tableKey))
+                .map(Sidecar.Effect::chain).filter(java.util.Objects::nonNull).findFirst();
+    }
+
+    static Optional<Txn> restoreOf(Sidecar sidecar, String tableKey) {
         return Optional.ofNullable(sidecar.protocolV3().rollbackRestores()).flatMap(restores -> restores.stream()
                 .filter(restore -> restore.tableKey().equals(tableKey)).map(RollbackRestore::restoreTransaction).findFirst());
     }

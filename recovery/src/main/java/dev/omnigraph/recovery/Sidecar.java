@@ -83,9 +83,37 @@ public record Sidecar(int schemaVersion, String operationId, String startedAt, S
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Effect(Identity identity, String tableKey, Txn plannedTransaction, Txn confirmedTransaction,
-                         List<String> indexes) {
+                         List<String> indexes, Chain chain) {
         public Effect(Identity identity, String tableKey, Txn plannedTransaction, Txn confirmedTransaction) {
-            this(identity, tableKey, plannedTransaction, confirmedTransaction, null);
+            this(identity, tableKey, plannedTransaction, confirmedTransaction, null, null);
+        }
+
+        public Effect(Identity identity, String tableKey, Txn plannedTransaction, Txn confirmedTransaction,
+                      List<String> indexes) {
+            this(identity, tableKey, plannedTransaction, confirmedTransaction, indexes, null);
+        }
+    }
+
+    /**
+     * A table effect made of {@code length} exact transactions (a chunked merge), declared before the first one:
+     * chunk {@code i} (1-based) is the transaction at the pin's expected version + i, read at the version before
+     * it, whose transaction property {@link #PROPERTY} is {@link #mark}{@code (i)}. {@code plannedTransaction}
+     * then names chunk 1 (absent on a first-touch fork) and {@code confirmedTransaction} the last.
+     */
+    public record Chain(String id, int length) {
+        /** The Lance transaction property that carries a chunk's mark. */
+        public static final String PROPERTY = "omnigraph.chunk";
+
+        public Chain {
+            Objects.requireNonNull(id, "id");
+            if (length < 2) {
+                throw new IllegalArgumentException("a chain has at least two chunks, got " + length);
+            }
+        }
+
+        /** The mark of chunk {@code i} (1-based). */
+        public String mark(int i) {
+            return id + ":" + i;
         }
     }
 

@@ -187,6 +187,16 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<List<Optional<TransactionMark>>> transactionMarks(TableRef ref, long after, long upTo, String key) {
+        return counted(Call.TRANSACTION_AT, () -> delegate.transactionMarks(ref, after, upTo, key));
+    }
+
+    @Override
+    public Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after) {
+        return counted(Call.OPEN, () -> delegate.fragmentDiff(before, after));
+    }
+
+    @Override
     public Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name) {
         return counted(Call.BRANCH, () -> delegate.createBranch(from, fromVersion, name));
     }

@@ -25,6 +25,12 @@ public final class FailpointCatalog {
     public static final String AFTER_FORK = "after_fork";
 
     /**
+     * A merge whose table delta commits as a chain of chunks: {@code after_chunk:<n>.<i>} is hit after chunk
+     * {@code i} of the n-th table landed and before the next is staged (the last chunk hits {@link #AFTER_COMMIT}).
+     */
+    public static final String AFTER_CHUNK = "after_chunk:";
+
+    /**
      * Hit after every table commit landed, just before the manifest commit. It runs beside the confirmation, so a
      * crash here leaves either recovery outcome; tests fail the publish here (the confirmation still lands).
      */
@@ -122,6 +128,9 @@ public final class FailpointCatalog {
         for (String writer : List.of("mutation", "load", "branch_merge")) {
             List<String> points = new java.util.ArrayList<>(PIPELINE_STEPS.stream().map(step -> writer + "." + step).toList());
             points.add(writer + "." + AFTER_FORK);
+            if (writer.equals("branch_merge")) {
+                points.add(writer + "." + AFTER_CHUNK + "<n>.<i>");
+            }
             points.add(writer + "." + BEFORE_MANIFEST_COMMIT);
             points.add(writer + "." + AFTER_ATTEMPT);
             out.put(writer, List.copyOf(points));

@@ -97,6 +97,9 @@ public final class LanceTableStorage implements TableStorage {
 
     @Override
     public Flux<RowBatch> scan(TableSnapshot snapshot, ScanRequest request) {
+        if (request.fragments().filter(List::isEmpty).isPresent()) {
+            return Flux.empty(); // no fragment: Lance would read them all
+        }
         TableRef ref = snapshot.ref();
         return Flux.<RowBatch, OpenScan>generate(
                         () -> {
@@ -497,6 +500,38 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<List<Optional<TransactionMark>>> transactionMarks(TableRef ref, long after, long upTo, String key) {
+        return withDataset("transactionMarks", ref, OptionalLong.of(upTo), (dataset, allocator) -> {
+            OptionalLong fork = ref.branch().isPresent() ? OptionalLong.of(forkVersion(ref, allocator)) : OptionalLong.empty();
+            // Each version opened through the ref itself: a branch's versions live in its own tree.
+            return TableHistory.marks(ref, version -> openDataset(allocator, ref, OptionalLong.of(version)), after, upTo,
+                    fork, key);
+        });
+    }
+
+    @Override
+    public Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after) {
+        return withDataset("fragmentDiff", before.ref(), OptionalLong.of(before.version()), (old, allocator) -> {
+            List<com.lancedb.lance.FragmentMetadata> was = old.getFragments().stream().map(com.lancedb.lance.Fragment::metadata).toList();
+            List<com.lancedb.lance.FragmentMetadata> now;
+            try (Dataset current = openDataset(allocator, after.ref(), OptionalLong.of(after.version()))) {
+                now = current.getFragments().stream().map(com.lancedb.lance.Fragment::metadata).toList();
+            }
+            // By id, then Lance's own equality (it defines equals but not hashCode: no hashed sets of metadata).
+            Map<Integer, com.lancedb.lance.FragmentMetadata> byId = new java.util.HashMap<>();
+            if (before.ref().path().equals(after.ref().path())) {
+                was.forEach(fragment -> byId.put(fragment.getId(), fragment));
+            }
+            java.util.Set<Integer> shared = new java.util.HashSet<>();
+            now.forEach(fragment -> {
+                if (fragment.equals(byId.get(fragment.getId()))) shared.add(fragment.getId());
+            });
+            return new FragmentDiff(was.stream().map(com.lancedb.lance.FragmentMetadata::getId).filter(id -> !shared.contains(id)).toList(),
+                    now.stream().map(com.lancedb.lance.FragmentMetadata::getId).filter(id -> !shared.contains(id)).toList());
+        });
+    }
+
+    @Override
     public Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name) {
         LanceBranchNames.requireValid(name);
         return withDataset("createBranch", from, OptionalLong.empty(), (dataset, allocator) -> {
@@ -769,6 +804,7 @@ public final class LanceTableStorage implements TableStorage {
                 request.limit().ifPresent(options::limit);
                 if (request.rowAddress()) options.withRowAddress(true);
                 request.orderBy().ifPresent(column -> options.setColumnOrderings(List.of(ascending(column))));
+                request.fragments().ifPresent(options::fragmentIds);
                 scanner = dataset.newScan(options.build());
                 List<String> columns = new ArrayList<>();
                 scanner.schema().getFields().forEach(field -> columns.add(field.getName()));

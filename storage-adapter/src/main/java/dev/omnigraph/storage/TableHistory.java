@@ -39,18 +39,41 @@ public final class TableHistory {
      * readable. Uuids come from the manifest, so only on local roots.
      */
     static List<String> operations(TableRef ref, Dataset latest, long after, long upTo, OptionalLong forkVersion) {
-        List<String> out = new ArrayList<>();
-        State previous = after < 1 ? State.NONE : state(ref, latest, after);
+        return walk(ref, latest::checkoutVersion, after, upTo, forkVersion,
+                (version, tx) -> tx.map(t -> t.operation().name()).orElse("Unknown"), version -> "Clone",
+                version -> "CreateIndex");
+    }
+
+    /**
+     * The transaction of every version in {@code (after, upTo]} with the value of property {@code key}; an index
+     * build or fork version (never read) is an empty entry. {@code open} opens one version of the ref (a branch's
+     * versions through its own tree).
+     */
+    static List<java.util.Optional<TransactionMark>> marks(TableRef ref, java.util.function.LongFunction<Dataset> open,
+                                                         long after, long upTo, OptionalLong forkVersion, String key) {
+        return walk(ref, open, after, upTo, forkVersion, (version, tx) -> tx.map(t -> new TransactionMark(version,
+                        new TransactionIdentity(t.readVersion(), t.uuid()),
+                        t.transactionProperties().map(props -> props.get(key)))),
+                version -> java.util.Optional.<TransactionMark>empty(), version -> java.util.Optional.<TransactionMark>empty());
+    }
+
+    /** The one walk over versions that never reads a transaction Lance would abort on. */
+    private static <T> List<T> walk(TableRef ref, java.util.function.LongFunction<Dataset> open, long after, long upTo,
+                                    OptionalLong forkVersion,
+                                    java.util.function.BiFunction<Long, java.util.Optional<com.lancedb.lance.Transaction>, T> read,
+                                    java.util.function.LongFunction<T> clone, java.util.function.LongFunction<T> indexBuild) {
+        List<T> out = new ArrayList<>();
+        State previous = after < 1 ? State.NONE : state(ref, open, after);
         for (long version = Math.max(1, after + 1); version <= upTo; version++) {
-            State current = state(ref, latest, version);
+            State current = state(ref, open, version);
             if (forkVersion.isPresent() && version == forkVersion.getAsLong()) {
-                out.add("Clone");
+                out.add(clone.apply(version));
             } else if (!current.names().equals(previous.names())
                     || (!current.uuids().equals(previous.uuids()) && current.fragments().equals(previous.fragments()))) {
-                out.add("CreateIndex");
+                out.add(indexBuild.apply(version));
             } else {
-                try (Dataset at = latest.checkoutVersion(version)) {
-                    out.add(at.readTransaction().map(tx -> tx.operation().name()).orElse("Unknown"));
+                try (Dataset at = open.apply(version)) {
+                    out.add(read.apply(version, at.readTransaction()));
                 }
             }
             previous = current;
@@ -63,10 +86,10 @@ public final class TableHistory {
         static final State NONE = new State(List.of(), Map.of(), List.of());
     }
 
-    private static State state(TableRef ref, Dataset latest, long version) {
+    private static State state(TableRef ref, java.util.function.LongFunction<Dataset> open, long version) {
         Map<String, String> uuids = new TreeMap<>();
         LanceIndexCoverage.indexes(ref, version).ifPresent(found -> found.forEach((name, meta) -> uuids.put(name, meta.uuid())));
-        try (Dataset at = latest.checkoutVersion(version)) {
+        try (Dataset at = open.apply(version)) {
             return new State(at.listIndexes().stream().sorted().toList(), uuids,
                     at.getFragments().stream().map(com.lancedb.lance.Fragment::metadata).toList());
         }

@@ -163,6 +163,19 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
      */
     Mono<List<String>> operationsBetween(TableRef ref, long after, long upTo);
 
+    /**
+     * The transaction of every version in {@code (after, upTo]} of {@code ref}, oldest first, with the value of
+     * transaction property {@code key}; one dataset open for the whole range. A version whose transaction Lance
+     * cannot hand to Java without aborting (an index build, a branch's fork version) is an empty entry, never read.
+     */
+    Mono<List<Optional<TransactionMark>>> transactionMarks(TableRef ref, long after, long upTo, String key);
+
+    /**
+     * The fragments of {@code before} and {@code after} (two snapshots of the dataset at one path, on any refs) that
+     * the other does not hold identically; one storage call, two opens. Snapshots of different paths share nothing.
+     */
+    Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after);
+
     /** Creates Lance branch {@code name} at {@code fromVersion} of {@code from} (main or another branch). */
     Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name);
 

@@ -27,7 +27,9 @@ import reactor.core.publisher.Mono;
  * <p>Each side is read in id order in chunks of {@link #BATCH_ROWS} rows (a pushed-down {@code id > last} filter and
  * a native top-k sort per chunk), and the two sides are merged as they stream: the heap holds about two chunks per
  * side plus a small prefetch, whatever the table size, and Lance's top-k holds one chunk natively. The price is one
- * filtered pass over a side per chunk, so a whole-table diff costs O(rows² / BATCH_ROWS) rows read.
+ * filtered pass over a side per chunk. Only fragments the two versions do not hold identically are read
+ * ({@link TableStorage#fragmentDiff}: same id, data files and deletion file means the same rows), so a diff costs
+ * O(changed² / BATCH_ROWS) rows read, where {@code changed} counts the rows of the fragments a change touched.
  * An {@code id} on both sides whose rows are equal column for column (typed, see {@link RowValues}) is unchanged
  * and not emitted; otherwise it is an update carrying both images. Output is in id order, so a caller pages
  * by passing the last id it consumed as {@code afterId} (the scan resumes with {@code id > afterId} pushed down).
@@ -57,8 +59,17 @@ public final class RowDeltas {
     public Flux<RowChange> between(Optional<TableSnapshot> before, Optional<TableSnapshot> after, Optional<String> afterId) {
         if (before.isEmpty() && after.isEmpty()) return Flux.empty();
         if (before.isPresent() && after.isPresent() && samePin(before.get(), after.get())) return Flux.empty();
-        Flux<Sided> old = before.map(s -> sorted(s, afterId, 0)).orElseGet(Flux::empty);
-        Flux<Sided> now = after.map(s -> sorted(s, afterId, 1)).orElseGet(Flux::empty);
+        if (before.isEmpty() || after.isEmpty()) {
+            return merged(before.map(s -> sorted(s, afterId, 0, ScanRequest.all())).orElseGet(Flux::empty),
+                    after.map(s -> sorted(s, afterId, 1, ScanRequest.all())).orElseGet(Flux::empty));
+        }
+        // Fragments both versions hold identically hold the same rows: only the others are read.
+        return tables.fragmentDiff(before.get(), after.get()).flatMapMany(diff -> merged(
+                sorted(before.get(), afterId, 0, ScanRequest.all().onFragments(diff.beforeOnly())),
+                sorted(after.get(), afterId, 1, ScanRequest.all().onFragments(diff.afterOnly()))));
+    }
+
+    private static Flux<RowChange> merged(Flux<Sided> old, Flux<Sided> now) {
         return Flux.mergeComparing(PREFETCH, ORDER, old, now)
                 .bufferUntilChanged(Sided::id)
                 .concatMapIterable(RowDeltas::classify);
@@ -91,16 +102,19 @@ public final class RowDeltas {
      * sorted batches after the first to Java as sliced arrays the Arrow C-data import misreads (out-of-range string
      * offsets), so every scan here is kept to one batch.
      */
-    private Flux<Sided> sorted(TableSnapshot snapshot, Optional<String> afterId, int side) {
-        return chunk(snapshot, afterId)
+    private Flux<Sided> sorted(TableSnapshot snapshot, Optional<String> afterId, int side, ScanRequest scope) {
+        if (scope.fragments().filter(List::isEmpty).isPresent()) {
+            return Flux.empty();
+        }
+        return chunk(snapshot, afterId, scope)
                 .expand(rows -> rows.size() < BATCH_ROWS ? Mono.empty()
-                        : chunk(snapshot, Optional.of(RowValues.id(rows.get(rows.size() - 1)))))
+                        : chunk(snapshot, Optional.of(RowValues.id(rows.get(rows.size() - 1))), scope))
                 .concatMapIterable(rows -> rows)
                 .map(row -> new Sided(row, side));
     }
 
-    private Mono<List<Map<String, Object>>> chunk(TableSnapshot snapshot, Optional<String> afterId) {
-        ScanRequest request = ScanRequest.all().orderedBy(RowValues.ID).withLimit(BATCH_ROWS).withBatchSize(BATCH_ROWS);
+    private Mono<List<Map<String, Object>>> chunk(TableSnapshot snapshot, Optional<String> afterId, ScanRequest scope) {
+        ScanRequest request = scope.orderedBy(RowValues.ID).withLimit(BATCH_ROWS).withBatchSize(BATCH_ROWS);
         if (afterId.isPresent()) {
             request = request.withFilter(SqlLiterals.compare(RowValues.ID, SqlLiterals.Comparison.GT,
                     SqlLiterals.quote(afterId.get())));

@@ -78,7 +78,10 @@ final class MergePlanner {
         List<TableChange> changes = new ArrayList<>();
         Map<String, Long> counts = new HashMap<>();
         RowMerge.Bound validated = new RowMerge.Bound.ValidatedBytes(ctx.limits().maxArrowBytesPerTable(), new AtomicLong());
-        RowMerge.Bound written = new RowMerge.Bound.Entities(ctx.limits().maxEntitiesPerTable());
+        // A written table commits as a chain of chunks (WriteLimitCheck caps their count exactly); this stops the
+        // scan early, before it holds more than the largest chain could write.
+        RowMerge.Bound written = new RowMerge.Bound.Entities((int) Math.min(Integer.MAX_VALUE,
+                (long) ctx.limits().maxEntitiesPerTable() * ctx.limits().maxChunksPerTable()));
         java.util.Set<String> byPointer = keys.stream().filter(key -> pointerAdopt(key, base, source, targetToken))
                 .collect(java.util.stream.Collectors.toSet());
         return Flux.fromIterable(keys)
@@ -88,7 +91,9 @@ final class MergePlanner {
                             conflicts.addAll(result.conflicts());
                             if (!result.isEmpty()) {
                                 TableEntry pin = live(target, key).orElseThrow();
-                                changes.add(new TableChange(pin, TableChange.Kind.ROW_DELTA, result.writes(), result.deletes()));
+                                // Proven-new rows only: appended (no id lookup, no deletion vectors).
+                                TableChange.Kind kind = result.insertsOnly() ? TableChange.Kind.APPEND : TableChange.Kind.ROW_DELTA;
+                                changes.add(new TableChange(pin, kind, result.writes(), result.deletes()));
                                 counts.put(key, (long) (result.writes().size() + result.deletes().size()));
                             }
                         }))

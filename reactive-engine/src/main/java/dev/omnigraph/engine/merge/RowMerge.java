@@ -28,8 +28,17 @@ final class RowMerge {
     private static final Comparator<Sided> ORDER = Comparator.comparing((Sided s) -> s.change().id(), RowValues.ID_ORDER)
             .thenComparingInt(Sided::side);
 
-    /** The result for one table: rows to write, ids to delete, conflicts. */
-    record Result(List<Map<String, Object>> writes, List<String> deletes, List<MergeConflicts.Conflict> conflicts) {
+    /**
+     * The result for one table: rows to write, ids to delete, conflicts. {@code insertsOnly}: every row written is a
+     * source insert the target does not have (absent at the base, not inserted by the target), and nothing is
+     * deleted, so the rows can be appended without looking any id up.
+     */
+    record Result(List<Map<String, Object>> writes, List<String> deletes, List<MergeConflicts.Conflict> conflicts,
+                  boolean insertsOnly) {
+        Result(List<Map<String, Object>> writes, List<String> deletes, List<MergeConflicts.Conflict> conflicts) {
+            this(writes, deletes, conflicts, false);
+        }
+
         boolean isEmpty() {
             return writes.isEmpty() && deletes.isEmpty();
         }
@@ -43,7 +52,7 @@ final class RowMerge {
 
     /**
      * How much of one table's result a merge may hold before it refuses (413, before any effect): a table it writes
-     * is capped by entities (one exact transaction); a pointer-only adopt writes nothing, so only the memory its
+     * is capped by entities (the most its chain of chunks can commit); a pointer-only adopt writes nothing, so only the memory its
      * validation holds is capped, in estimated Arrow bytes shared by every such table of the operation.
      */
     sealed interface Bound {
@@ -82,6 +91,7 @@ final class RowMerge {
         List<Map<String, Object>> writes = new ArrayList<>();
         List<String> deletes = new ArrayList<>();
         List<MergeConflicts.Conflict> conflicts = new ArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean insertsOnly = new java.util.concurrent.atomic.AtomicBoolean(true);
         return Flux.mergeComparing(256, ORDER, sourceDelta.map(c -> new Sided(c, 0)), targetDelta.map(c -> new Sided(c, 1)))
                 .bufferUntilChanged(sided -> sided.change().id())
                 .doOnNext(group -> {
@@ -92,6 +102,9 @@ final class RowMerge {
                     }
                     RowChange s = source.get();
                     if (target.isEmpty()) { // target unchanged: take the source
+                        if (s.op() != ChangeOp.INSERT) {
+                            insertsOnly.set(false);
+                        }
                         Map<String, Object> taken;
                         if (s.op() == ChangeOp.DELETE) {
                             deletes.add(s.id());
@@ -114,6 +127,7 @@ final class RowMerge {
                                 kind.wireName().replace('_', ' ') + " for id '" + s.id() + "'"));
                     }
                 })
-                .then(Mono.fromSupplier(() -> new Result(List.copyOf(writes), List.copyOf(deletes), List.copyOf(conflicts))));
+                .then(Mono.fromSupplier(() -> new Result(List.copyOf(writes), List.copyOf(deletes), List.copyOf(conflicts),
+                        insertsOnly.get() && deletes.isEmpty())));
     }
 }

@@ -321,23 +321,38 @@ public final class DirectPublishPipeline {
         // flatMapSequential keeps table order (the commit order) while staging tables concurrently.
         return Flux.fromIterable(changes.changes())
                 .flatMapSequential(change -> {
+                    Optional<ChunkChain> chain = ChunkChain.of(change, ctx.limits());
                     if (FirstTouchFork.inherited(token, change.pin())) {
-                        return Mono.just(FirstTouchFork.deferred(token, change)); // staged on its fork once armed
+                        return Mono.just(FirstTouchFork.deferred(token, change, chain)); // staged on its fork once armed
                     }
                     TableRef ref = ctx.ref(change.pin());
+                    StagedEffect planned = new StagedEffect(change, null, chain);
                     // The stage opens the pinned version itself: no separate open.
-                    return stage(dev.omnigraph.storage.TableSnapshot.pinned(ref, change.pin().version(), change.pin().rowCount()), change)
-                            .map(handle -> new StagedEffect(change, handle))
+                    return stageFirst(dev.omnigraph.storage.TableSnapshot.pinned(ref, change.pin().version(), change.pin().rowCount()), planned)
+                            .map(handle -> new StagedEffect(change, handle, chain))
                             .doOnNext(staged::add);
                 }, STAGING_CONCURRENCY)
                 .collectList()
                 .onErrorResume(error -> Mono.defer(() -> discardAll(List.copyOf(staged))).then(Mono.error(error)));
     }
 
-    private Mono<StagedHandle> stage(dev.omnigraph.storage.TableSnapshot snapshot, TableChange change) {
-        Map<String, String> properties = Map.of("omnigraph.writer", "direct-publish");
+    private static final Map<String, String> PROPERTIES = Map.of("omnigraph.writer", "direct-publish");
+
+    /** The effect's first transaction: the whole change, or chunk 1 of its chain (with its mark). */
+    private Mono<StagedHandle> stageFirst(dev.omnigraph.storage.TableSnapshot snapshot, StagedEffect effect) {
+        return effect.chain().isEmpty() ? stage(snapshot, effect.change(), PROPERTIES)
+                : stageChunk(snapshot, effect, 1);
+    }
+
+    private Mono<StagedHandle> stageChunk(dev.omnigraph.storage.TableSnapshot snapshot, StagedEffect effect, int chunk) {
+        ChunkChain chain = effect.chain().orElseThrow();
+        return stage(snapshot, chain.chunk(chunk, effect.change().pin()), chain.properties(chunk, PROPERTIES));
+    }
+
+    private Mono<StagedHandle> stage(dev.omnigraph.storage.TableSnapshot snapshot, TableChange change,
+                                     Map<String, String> properties) {
         return switch (change.kind()) {
-            case INSERT -> ctx.tables().stageAppend(snapshot, change.rows(), properties);
+            case INSERT, APPEND -> ctx.tables().stageAppend(snapshot, change.rows(), properties);
             case UPSERT -> ctx.tables().stageUpsert(snapshot, change.rows(), "id", properties);
             case OVERWRITE -> ctx.tables().stageOverwrite(snapshot, change.rows(), properties);
             case ROW_DELTA -> ctx.tables().stageRowDelta(snapshot, change.rows(), change.deleteIds(), "id", properties)
@@ -422,7 +437,7 @@ public final class DirectPublishPipeline {
                 .onErrorMap(error -> error instanceof RuntimeException failed ? new EffectFree(failed) : error)
                 .then(Mono.defer(() -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_ARM))
                         .then(new FirstTouchFork(ctx).realize(points, effects, FirstTouchFork.inheritedPins(changes),
-                                this::stage, forked))
+                                this::stageFirst, forked))
                         .flatMap(realized -> commitAll(points, operationId, realized, changes)
                                 .map(committed -> new ConfirmAndPublish.Landed(realized, committed)))))
                 .cache();
@@ -469,17 +484,20 @@ public final class DirectPublishPipeline {
                 .concatMap(index -> {
                     StagedEffect effect = effects.get(index);
                     return ctx.tables().commitStaged(effect.handle())
+                            .flatMap(achieved -> achieved.isExactly(effect.handle().identity()) ? Mono.just(achieved)
+                                    : Mono.<CommittedVersion>error(new StorageFault(effect.change().tableKey()
+                                            + " commit landed as " + achieved + ", not exactly on " + effect.handle().identity(), null)))
+                            .onErrorResume(CommitConflict.class, conflict -> committed.isEmpty()
+                                    ? effectFree(operationId, conflict, changes).then(Mono.<CommittedVersion>empty())
+                                    : Mono.error(conflict))
+                            // A chained effect's later chunks: staged and committed one by one (a conflict now is after an effect).
+                            .flatMap(first -> effect.chain().isEmpty() ? Mono.just(first)
+                                    : new ChainCommit(ctx).rest(points, index + 1, effect, first,
+                                            (snapshot, chunk) -> stageChunk(snapshot, effect, chunk)))
                             .flatMap(achieved -> {
-                                if (!achieved.isExactly(effect.handle().identity())) {
-                                    return Mono.error(new StorageFault(effect.change().tableKey() + " commit landed as "
-                                            + achieved + ", not exactly on " + effect.handle().identity(), null));
-                                }
                                 committed.put(effect.change().tableKey(), achieved);
                                 return ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_COMMIT + (index + 1)));
-                            })
-                            .onErrorResume(CommitConflict.class, conflict -> committed.isEmpty()
-                                    ? effectFree(operationId, conflict, changes)
-                                    : Mono.error(conflict));
+                            });
                 })
                 .then(Mono.fromCallable(() -> Map.copyOf(committed)));
     }

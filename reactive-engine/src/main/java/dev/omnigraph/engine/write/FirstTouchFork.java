@@ -36,10 +36,10 @@ public final class FirstTouchFork {
     }
 
     /** The change re-pinned on the fork ref it will commit to (same version: a fork starts at its parent's version). */
-    static StagedEffect deferred(WriteToken token, TableChange change) {
+    static StagedEffect deferred(WriteToken token, TableChange change, Optional<ChunkChain> chain) {
         TableEntry pin = change.pin();
         TableEntry onFork = pin.pinnedAt(pin.version(), GraphBranches.lanceRef(token.branch()), pin.rowCount());
-        return new StagedEffect(new TableChange(onFork, change.kind(), change.rows(), change.deleteIds()), null);
+        return new StagedEffect(new TableChange(onFork, change.kind(), change.rows(), change.deleteIds()), null, chain);
     }
 
     static boolean isDeferred(StagedEffect effect) {
@@ -52,7 +52,7 @@ public final class FirstTouchFork {
      * discard them on any failure. Effects staged before the gates pass through unchanged, in order.
      */
     Mono<List<StagedEffect>> realize(String failpointPrefix, List<StagedEffect> effects, List<TableEntry> inheritedPins,
-                                     BiFunction<TableSnapshot, TableChange, Mono<StagedHandle>> stage,
+                                     BiFunction<TableSnapshot, StagedEffect, Mono<StagedHandle>> stage,
                                      List<StagedHandle> staged) {
         if (effects.stream().noneMatch(FirstTouchFork::isDeferred)) {
             return Mono.just(effects);
@@ -66,9 +66,9 @@ public final class FirstTouchFork {
                     TableEntry source = inheritedPins.stream().filter(pin -> pin.tableKey().equals(target.tableKey()))
                             .findFirst().orElseThrow();
                     return fork(source, target.lanceBranch().orElseThrow())
-                            .flatMap(snapshot -> stage.apply(snapshot, effect.change()))
+                            .flatMap(snapshot -> stage.apply(snapshot, effect))
                             .doOnNext(staged::add)
-                            .map(handle -> Optional.of(new StagedEffect(effect.change(), handle)))
+                            .map(handle -> Optional.of(new StagedEffect(effect.change(), handle, effect.chain())))
                             // A delete matching nothing on the fork stages nothing; the untouched fork is reused later.
                             .defaultIfEmpty(Optional.empty());
                 })

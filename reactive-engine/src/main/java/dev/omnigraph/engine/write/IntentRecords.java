@@ -41,9 +41,10 @@ final class IntentRecords {
             TableEntry pin = effect.change().pin();
             Identity identity = identity(pin);
             String lanceBranch = pin.lanceBranch().orElse(null);
-            pins.add(new TablePin(identity, pin.tableKey(), ctx.ref(pin).path(), pin.version(), pin.version() + 1,
-                    null, lanceBranch));
-            planned.add(new Effect(identity, pin.tableKey(), txn(effect), null));
+            pins.add(new TablePin(identity, pin.tableKey(), ctx.ref(pin).path(), pin.version(),
+                    pin.version() + effect.transactions(), null, lanceBranch));
+            planned.add(new Effect(identity, pin.tableKey(), txn(effect), null, null,
+                    effect.chain().map(ChunkChain::declared).orElse(null)));
             updates.add(new TableUpdate(identity, pin.tableKey(), pin.version(), lanceBranch, null));
         }
         // Pins switched without a data write are part of the intended delta, already final: a roll-forward
@@ -77,7 +78,7 @@ final class IntentRecords {
         for (Effect effect : payload.effects()) {
             CommittedVersion committed = committedByTable.get(effect.tableKey());
             effects.add(new Effect(effect.identity(), effect.tableKey(), effect.plannedTransaction(),
-                    new Txn(committed.transaction().readVersion(), committed.transaction().uuid())));
+                    new Txn(committed.transaction().readVersion(), committed.transaction().uuid()), null, effect.chain()));
         }
         List<TableUpdate> updates = new ArrayList<>();
         for (TableUpdate update : payload.intendedDelta().tableUpdates()) {

@@ -1,7 +1,19 @@
 package dev.omnigraph.engine.write;
 
 import dev.omnigraph.storage.StagedHandle;
+import java.util.Optional;
 
-/** A table change staged as one uncommitted Lance transaction. */
-record StagedEffect(TableChange change, StagedHandle handle) {
+/**
+ * A table change staged as one uncommitted Lance transaction, or, for a change that commits as a {@link ChunkChain},
+ * its first chunk staged (the rest are staged one after another as each lands).
+ */
+record StagedEffect(TableChange change, StagedHandle handle, Optional<ChunkChain> chain) {
+    StagedEffect(TableChange change, StagedHandle handle) {
+        this(change, handle, Optional.empty());
+    }
+
+    /** How many exact transactions the effect commits. */
+    int transactions() {
+        return chain.map(c -> c.chunks().size()).orElse(1);
+    }
 }

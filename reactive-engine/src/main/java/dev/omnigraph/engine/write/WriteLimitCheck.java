@@ -9,10 +9,12 @@ final class WriteLimitCheck {
 
     static void enforce(ChangeSet changes, WriteLimits limits) {
         for (TableChange change : changes.changes()) {
-            boolean entityCapped = change.kind() == TableChange.Kind.INSERT || change.kind() == TableChange.Kind.UPSERT
-                    || change.kind() == TableChange.Kind.ROW_DELTA;
-            // A row delta's deletes are entities of the same transaction (a merge's chunk bound counts both).
-            long entities = change.rows().size() + (change.kind() == TableChange.Kind.ROW_DELTA ? change.deleteIds().size() : 0);
+            if (change.chunkable()) {
+                ChunkChain.split(change, limits); // a merge's delta commits as chunks: only their count is capped
+                continue;
+            }
+            boolean entityCapped = change.kind() == TableChange.Kind.INSERT || change.kind() == TableChange.Kind.UPSERT;
+            long entities = change.rows().size();
             if (entityCapped && entities > limits.maxEntitiesPerTable()) {
                 throw new ResourceLimitExceeded("entities written to " + change.tableKey() + " in one commit",
                         limits.maxEntitiesPerTable(), entities,

@@ -8,6 +8,7 @@ import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.engine.WriteOptions;
 import dev.omnigraph.engine.load.LoadMode;
+import dev.omnigraph.engine.write.WriteLimits;
 import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.testing.StorageFixture;
@@ -57,7 +58,11 @@ class MergeCrashTest {
         /** main into other: Person and Note only moved on main, which other still reads: pins move, no data. */
         POINTERS_ONLY("main", "other"),
         /** main into mixed: Person changed on both (a row merge on mixed's fork), Note only on main (a pin switch). */
-        POINTER_AND_ROWS("main", "mixed");
+        POINTER_AND_ROWS("main", "mixed"),
+        /** As INTO_MAIN with one entity per transaction: Person (table 2) commits as a chain of two chunks. */
+        CHUNKED_INTO_MAIN("feature", "main"),
+        /** As INTO_BRANCH, chunked: Person's chain of two chunks lands on a first-touch fork. */
+        CHUNKED_INTO_BRANCH("feature", "other");
 
         final String source;
         final String target;
@@ -68,6 +73,8 @@ class MergeCrashTest {
         }
 
         Mono<?> run(Omnigraph graph) {
+            graph.withLimits(name().startsWith("CHUNKED") ? new WriteLimits(1, WriteLimits.DEFAULT.maxArrowBytesPerTable())
+                    : WriteLimits.DEFAULT);
             return graph.mergeBranch(source, target, false, Optional.empty());
         }
     }
@@ -138,7 +145,22 @@ class MergeCrashTest {
                 Arguments.of(Action.POINTER_AND_ROWS, "branch_merge.after_commit:1", back, false),
                 Arguments.of(Action.POINTER_AND_ROWS, FailpointCatalog.SIDECAR_WRITE + "@2", back, false),
                 Arguments.of(Action.POINTER_AND_ROWS, "branch_merge.after_confirm", forward, true),
-                Arguments.of(Action.POINTER_AND_ROWS, "branch_merge.before_sidecar_delete", forward, true));
+                Arguments.of(Action.POINTER_AND_ROWS, "branch_merge.before_sidecar_delete", forward, true),
+                Arguments.of(Action.CHUNKED_INTO_MAIN, "branch_merge.after_commit:1", back, false),
+                Arguments.of(Action.CHUNKED_INTO_MAIN, "branch_merge.after_chunk:2.1", back, false), // a prefix of the chain
+                Arguments.of(Action.CHUNKED_INTO_MAIN, "branch_merge.after_commit:2", back, false), // the whole chain, unconfirmed
+                // The in-process compensation killed after restoring Knows and the chain's prefix on Person:
+                // the reopened graph recognises both restores as its own.
+                Arguments.of(Action.CHUNKED_INTO_MAIN,
+                        "branch_merge.after_chunk:2.1=error,recovery.after_restore:2=exit", back, false),
+                Arguments.of(Action.CHUNKED_INTO_MAIN,
+                        "branch_merge.after_chunk:2.1=error,recovery.after_restore:1=exit", back, false),
+                Arguments.of(Action.CHUNKED_INTO_MAIN, "branch_merge.after_confirm", forward, true),
+                Arguments.of(Action.CHUNKED_INTO_MAIN, "branch_merge.before_sidecar_delete", forward, true),
+                Arguments.of(Action.CHUNKED_INTO_BRANCH, "branch_merge.after_fork", back, false),
+                Arguments.of(Action.CHUNKED_INTO_BRANCH, "branch_merge.after_chunk:2.1", back, false),
+                Arguments.of(Action.CHUNKED_INTO_BRANCH, "branch_merge.after_commit:2", back, false),
+                Arguments.of(Action.CHUNKED_INTO_BRANCH, "branch_merge.after_confirm", forward, true));
     }
 
     @ParameterizedTest(name = "{0} killed at {1}")
@@ -147,7 +169,7 @@ class MergeCrashTest {
                                                         boolean published, @TempDir Path dir) throws Exception {
         Path root = dir.resolve("graph");
         CrashHarness.copy(template, root);
-        String spec = point.contains("@") ? point.replace("@", "=exit@") : point + "=exit";
+        String spec = point.contains("=") ? point : point.contains("@") ? point.replace("@", "=exit@") : point + "=exit";
         assertThat(runChild(root, action, spec, dir.resolve("tmp"))).as("child died").isTrue();
 
         Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
