@@ -116,6 +116,33 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<java.util.Set<String>> keysAmong(TableSnapshot snapshot, String column, java.util.Set<String> wanted) {
+        KeyColumnMatch match = new KeyColumnMatch(column, wanted);
+        ScanRequest request = ScanRequest.all().withColumns(List.of(column)).withBatchSize(KeyColumnMatch.BATCH_ROWS);
+        return Flux.<Integer, OpenScan>generate(
+                        () -> {
+                            OpenScan scan = OpenScan.start(this, snapshot, request);
+                            openScans.incrementAndGet();
+                            return scan;
+                        },
+                        (scan, sink) -> {
+                            try {
+                                if (scan.reader().loadNextBatch()) {
+                                    sink.next(match.add(scan.reader().getVectorSchemaRoot()));
+                                } else {
+                                    sink.complete();
+                                }
+                            } catch (Exception e) {
+                                sink.error(LanceFailures.translate("scan", snapshot.ref(), e));
+                            }
+                            return scan;
+                        },
+                        this::closeScan)
+                .subscribeOn(storage.scheduler())
+                .then(Mono.fromSupplier(match::found));
+    }
+
+    @Override
     public Mono<Long> count(TableSnapshot snapshot, Optional<String> filter) {
         return withDataset("count", snapshot.ref(), OptionalLong.of(snapshot.version()),
                 (dataset, allocator) -> filter.map(FilterBounds::check).map(dataset::countRows).orElseGet(dataset::countRows));

@@ -29,6 +29,18 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     /** Streams the rows of a snapshot that match the request, honouring demand; closes Lance resources on cancel. */
     Flux<RowBatch> scan(TableSnapshot snapshot, ScanRequest request);
 
+    /**
+     * Which of {@code wanted} some row of the snapshot holds in the string {@code column}: one scan of that
+     * column, matched as it streams, so only the values found stay on the heap (key checks of large batches).
+     */
+    default Mono<java.util.Set<String>> keysAmong(TableSnapshot snapshot, String column, java.util.Set<String> wanted) {
+        return scan(snapshot, ScanRequest.all().withColumns(List.of(column)))
+                .flatMapIterable(RowBatch::rows)
+                .map(row -> (String) row.get(column))
+                .filter(wanted::contains)
+                .collect(java.util.HashSet::new, java.util.Set::add);
+    }
+
     /** Counts the rows of a snapshot matching {@code filter} (all rows when empty). */
     Mono<Long> count(TableSnapshot snapshot, Optional<String> filter);
 

@@ -87,7 +87,15 @@ public final class Loader {
         }
         CommittedRows committed = new CommittedRows(ctx);
         Mono<Void> preflight = mode == LoadMode.APPEND ? requireNewIds(planned, committed) : Mono.empty();
-        return preflight.then(new ChangeValidator(ctx.catalog(), pins, committed).validate(planned));
+        Mono<ChangeSet> validated = new ChangeValidator(ctx.catalog(), pins, committed).validate(planned);
+        // Both only read the pinned tables, so they run side by side; a key conflict is still reported before
+        // any rule violation, as when they ran one after the other.
+        return Mono.zip(preflight.materialize(), validated.materialize()).flatMap(both -> {
+            if (both.getT1().isOnError()) {
+                return Mono.error(both.getT1().getThrowable());
+            }
+            return both.getT2().isOnError() ? Mono.error(both.getT2().getThrowable()) : Mono.just(both.getT2().get());
+        });
     }
 
     /** Append never updates: any id already committed is a terminal key conflict listing the ids. */

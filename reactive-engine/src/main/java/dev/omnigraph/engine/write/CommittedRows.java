@@ -20,11 +20,12 @@ public final class CommittedRows {
     static final int CHUNK = 512;
 
     /**
-     * Committed rows per wanted value up to which one projected scan of the column beats the {@code IN} chunks.
-     * Without an index every chunk scans the whole table; with a BTREE a chunk costs a query's fixed overhead
-     * (~5 ms), while the column scan costs well under a microsecond per row (docs/performance.md, "Bulk append").
+     * Committed rows per {@code IN} chunk up to which one scan of the key column beats the chunks. Without an
+     * index every chunk scans the whole table; with a BTREE a chunk costs a query's fixed overhead (~5 ms), while
+     * the key-only scan ({@code TableStorage.keysAmong}) costs well under 0.1 µs per row (docs/performance.md,
+     * "Bulk append").
      */
-    static final int WHOLE_SCAN_ROWS_PER_VALUE = 16;
+    static final int WHOLE_SCAN_ROWS_PER_CHUNK = 65_536;
 
     private final WriteContext ctx;
 
@@ -59,10 +60,10 @@ public final class CommittedRows {
         if (wanted.isEmpty()) {
             return Mono.just(Set.of());
         }
-        Flux<Map<String, Object>> rows = probe == Probe.WHOLE_COLUMN
-                ? where(pin, "", List.of(column)).filter(row -> wanted.contains(row.get(column)))
-                : whereIn(pin, column, wanted, List.of(column));
-        return rows.map(row -> (String) row.get(column))
+        if (probe == Probe.WHOLE_COLUMN) {
+            return snapshot(pin).flatMap(snapshot -> ctx.tables().keysAmong(snapshot, column, wanted));
+        }
+        return whereIn(pin, column, wanted, List.of(column)).map(row -> (String) row.get(column))
                 .collect(HashSet::new, Set::add);
     }
 
@@ -75,7 +76,8 @@ public final class CommittedRows {
 
         /** The whole column when the {@code IN} filters would need more than one scan of a table not much larger. */
         static Probe choose(long committedRows, int wanted) {
-            return wanted > CHUNK && committedRows <= (long) wanted * WHOLE_SCAN_ROWS_PER_VALUE ? WHOLE_COLUMN : IN_CHUNKS;
+            long chunks = (wanted + (long) CHUNK - 1) / CHUNK;
+            return chunks > 1 && committedRows <= chunks * WHOLE_SCAN_ROWS_PER_CHUNK ? WHOLE_COLUMN : IN_CHUNKS;
         }
     }
 
