@@ -50,7 +50,8 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<java.util.Set<String>> keysAmong(TableSnapshot snapshot, String column, java.util.Set<String> wanted) {
+    public Mono<java.util.Set<String>> keysAmong(TableSnapshot snapshot, String column,
+                                                 java.util.function.Predicate<String> wanted) {
         return counted(Call.SCAN, () -> delegate.keysAmong(snapshot, column, wanted));
     }
 

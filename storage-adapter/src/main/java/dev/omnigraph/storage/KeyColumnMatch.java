@@ -3,12 +3,13 @@ package dev.omnigraph.storage;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
- * Matches the batches of a one-column scan against a set of wanted strings ({@link TableStorage#keysAmong}):
+ * Matches the batches of a one-column scan against a predicate on strings ({@link TableStorage#keysAmong}):
  * reads the Utf8 vector directly, so a key check costs one string per committed row, not one row map.
  * Not thread-safe: one per scan, fed on the scan's thread.
  */
@@ -17,10 +18,10 @@ final class KeyColumnMatch {
     static final int BATCH_ROWS = 16_384;
 
     private final String column;
-    private final Set<String> wanted;
+    private final Predicate<String> wanted;
     private final Set<String> found = new HashSet<>();
 
-    KeyColumnMatch(String column, Set<String> wanted) {
+    KeyColumnMatch(String column, Predicate<String> wanted) {
         this.column = column;
         this.wanted = wanted;
     }
@@ -36,7 +37,7 @@ final class KeyColumnMatch {
         for (int i = 0; i < rows; i++) {
             if (!strings.isNull(i)) {
                 String value = new String(strings.get(i), StandardCharsets.UTF_8);
-                if (wanted.contains(value)) {
+                if (wanted.test(value)) {
                     found.add(value);
                 }
             }

@@ -116,7 +116,8 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<java.util.Set<String>> keysAmong(TableSnapshot snapshot, String column, java.util.Set<String> wanted) {
+    public Mono<java.util.Set<String>> keysAmong(TableSnapshot snapshot, String column,
+                                                 java.util.function.Predicate<String> wanted) {
         KeyColumnMatch match = new KeyColumnMatch(column, wanted);
         ScanRequest request = ScanRequest.all().withColumns(List.of(column)).withBatchSize(KeyColumnMatch.BATCH_ROWS);
         return Flux.<Integer, OpenScan>generate(

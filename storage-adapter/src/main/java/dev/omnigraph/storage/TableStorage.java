@@ -30,14 +30,15 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Flux<RowBatch> scan(TableSnapshot snapshot, ScanRequest request);
 
     /**
-     * Which of {@code wanted} some row of the snapshot holds in the string {@code column}: one scan of that
-     * column, matched as it streams, so only the values found stay on the heap (key checks of large batches).
+     * The distinct values of the string {@code column} at the snapshot that {@code wanted} accepts: one scan of
+     * that column, matched as it streams, so only the values kept stay on the heap (key checks of large batches).
      */
-    default Mono<java.util.Set<String>> keysAmong(TableSnapshot snapshot, String column, java.util.Set<String> wanted) {
+    default Mono<java.util.Set<String>> keysAmong(TableSnapshot snapshot, String column,
+                                                  java.util.function.Predicate<String> wanted) {
         return scan(snapshot, ScanRequest.all().withColumns(List.of(column)))
                 .flatMapIterable(RowBatch::rows)
                 .map(row -> (String) row.get(column))
-                .filter(wanted::contains)
+                .filter(wanted)
                 .collect(java.util.HashSet::new, java.util.Set::add);
     }
 

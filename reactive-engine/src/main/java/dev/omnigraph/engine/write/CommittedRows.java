@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -27,10 +28,28 @@ public final class CommittedRows {
      */
     static final int WHOLE_SCAN_ROWS_PER_CHUNK = 65_536;
 
+    /**
+     * Whole sets of committed keys a caller keeps for exact pins (the loader, across consecutive loads), asked
+     * before any lookup: the values of {@code column} at {@code pin}, or empty to look the wanted ones up instead.
+     * {@code scanAnyway} says the lookup would scan the whole column, so learning the set costs nothing more.
+     */
+    @FunctionalInterface
+    public interface KeySets {
+        KeySets NONE = (pin, column, scanAnyway) -> Optional.empty();
+
+        Optional<Mono<Set<String>>> all(TableEntry pin, String column, boolean scanAnyway);
+    }
+
     private final WriteContext ctx;
+    private final KeySets keySets;
 
     public CommittedRows(WriteContext ctx) {
+        this(ctx, KeySets.NONE);
+    }
+
+    public CommittedRows(WriteContext ctx, KeySets keySets) {
         this.ctx = ctx;
+        this.keySets = keySets;
     }
 
     /** The pinned version, not opened: a scan opens its version itself, so a separate open would be a wasted call. */
@@ -52,7 +71,19 @@ public final class CommittedRows {
      */
     public Mono<Set<String>> existing(TableEntry pin, String column, Collection<String> values) {
         Set<String> wanted = values instanceof Set<String> set ? set : new HashSet<>(values);
-        return existing(pin, column, wanted, Probe.choose(pin.rowCount(), wanted.size()));
+        if (wanted.isEmpty()) {
+            return Mono.just(Set.of());
+        }
+        Probe probe = Probe.choose(pin.rowCount(), wanted.size());
+        return keySets.all(pin, column, probe == Probe.WHOLE_COLUMN)
+                .map(all -> all.map(keys -> {
+                    Set<String> found = new HashSet<>();
+                    wanted.forEach(value -> {
+                        if (keys.contains(value)) found.add(value);
+                    });
+                    return (Set<String>) found;
+                }))
+                .orElseGet(() -> existing(pin, column, wanted, probe));
     }
 
     /** {@link #existing} by the given probe (both are exact; tests compare them). */
@@ -61,7 +92,7 @@ public final class CommittedRows {
             return Mono.just(Set.of());
         }
         if (probe == Probe.WHOLE_COLUMN) {
-            return snapshot(pin).flatMap(snapshot -> ctx.tables().keysAmong(snapshot, column, wanted));
+            return snapshot(pin).flatMap(snapshot -> ctx.tables().keysAmong(snapshot, column, wanted::contains));
         }
         return whereIn(pin, column, wanted, List.of(column)).map(row -> (String) row.get(column))
                 .collect(HashSet::new, Set::add);
