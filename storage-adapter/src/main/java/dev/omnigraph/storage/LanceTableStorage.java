@@ -91,28 +91,7 @@ public final class LanceTableStorage implements TableStorage {
 
     @Override
     public Flux<RowBatch> scan(TableSnapshot snapshot, ScanRequest request) {
-        TableRef ref = snapshot.ref();
-        return Flux.<RowBatch, OpenScan>generate(
-                        () -> {
-                            OpenScan scan = OpenScan.start(this, snapshot, request);
-                            openScans.incrementAndGet();
-                            return scan;
-                        },
-                        (scan, sink) -> {
-                            try {
-                                if (scan.reader().loadNextBatch()) {
-                                    VectorSchemaRoot root = scan.reader().getVectorSchemaRoot();
-                                    sink.next(new RowBatch(scan.columns(), ArrowRows.read(root)));
-                                } else {
-                                    sink.complete();
-                                }
-                            } catch (Exception e) {
-                                sink.error(LanceFailures.translate("scan", ref, e));
-                            }
-                            return scan;
-                        },
-                        this::closeScan)
-                .subscribeOn(storage.scheduler());
+        return batches(snapshot, request, (scan, root) -> new RowBatch(scan.columns(), ArrowRows.read(root)));
     }
 
     @Override
@@ -120,7 +99,13 @@ public final class LanceTableStorage implements TableStorage {
                                                  java.util.function.Predicate<String> wanted) {
         KeyColumnMatch match = new KeyColumnMatch(column, wanted);
         ScanRequest request = ScanRequest.all().withColumns(List.of(column)).withBatchSize(KeyColumnMatch.BATCH_ROWS);
-        return Flux.<Integer, OpenScan>generate(
+        return batches(snapshot, request, (scan, root) -> match.add(root)).then(Mono.fromSupplier(match::found));
+    }
+
+    /** Each scanned batch, converted while its Arrow memory is live; Lance resources closed on end, error or cancel. */
+    private <T> Flux<T> batches(TableSnapshot snapshot, ScanRequest request,
+                                java.util.function.BiFunction<OpenScan, VectorSchemaRoot, T> convert) {
+        return Flux.<T, OpenScan>generate(
                         () -> {
                             OpenScan scan = OpenScan.start(this, snapshot, request);
                             openScans.incrementAndGet();
@@ -129,7 +114,7 @@ public final class LanceTableStorage implements TableStorage {
                         (scan, sink) -> {
                             try {
                                 if (scan.reader().loadNextBatch()) {
-                                    sink.next(match.add(scan.reader().getVectorSchemaRoot()));
+                                    sink.next(convert.apply(scan, scan.reader().getVectorSchemaRoot()));
                                 } else {
                                     sink.complete();
                                 }
@@ -139,8 +124,7 @@ public final class LanceTableStorage implements TableStorage {
                             return scan;
                         },
                         this::closeScan)
-                .subscribeOn(storage.scheduler())
-                .then(Mono.fromSupplier(match::found));
+                .subscribeOn(storage.scheduler());
     }
 
     @Override
