@@ -111,4 +111,20 @@ class LoadKeyScanTest {
         assertThat(graph.snapshot(ReadTarget.main()).block().table("edge:Knows").orElseThrow().rowCount())
                 .isEqualTo(2 * BATCH);
     }
+
+    @Test
+    void aKeyConflictIsReportedBeforeADanglingEndpointCheckedBesideIt() {
+        load(IntStream.range(0, BATCH).mapToObj(i -> knowsWithId("k" + i, "p" + i, "p" + ((i + 1) % BATCH))).toList());
+        // Every edge id is new but one, and one endpoint dangles: the key preflight and the endpoint check read
+        // side by side, and the key conflict still wins, as when they ran one after the other.
+        List<String> edges = new ArrayList<>(IntStream.range(BATCH, 2 * BATCH)
+                .mapToObj(i -> knowsWithId("k" + i, "p" + (i - BATCH), "p" + ((i + 5) % BATCH))).toList());
+        edges.set(10, knowsWithId("k77", "p1", "p2"));
+        edges.set(20, knowsWithId("k9999", "p3", "ghost"));
+        refused(edges, KeyConflict.class, e -> assertThat(((KeyConflict) e).ids()).containsExactly("k77"));
+    }
+
+    static String knowsWithId(String id, String from, String to) {
+        return "{\"edge\":\"Knows\",\"from\":\"" + from + "\",\"to\":\"" + to + "\",\"data\":{\"id\":\"" + id + "\"}}";
+    }
 }

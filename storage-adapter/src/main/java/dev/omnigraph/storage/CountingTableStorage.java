@@ -50,6 +50,12 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<java.util.Set<String>> keysAmong(TableSnapshot snapshot, String column,
+                                                 java.util.function.Predicate<String> wanted) {
+        return counted(Call.SCAN, () -> delegate.keysAmong(snapshot, column, wanted));
+    }
+
+    @Override
     public Mono<Long> count(TableSnapshot snapshot, Optional<String> filter) {
         return counted(Call.COUNT, () -> delegate.count(snapshot, filter));
     }

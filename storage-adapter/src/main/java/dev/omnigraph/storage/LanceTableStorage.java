@@ -100,8 +100,21 @@ public final class LanceTableStorage implements TableStorage {
         if (request.fragments().filter(List::isEmpty).isPresent()) {
             return Flux.empty(); // no fragment: Lance would read them all
         }
-        TableRef ref = snapshot.ref();
-        return Flux.<RowBatch, OpenScan>generate(
+        return batches(snapshot, request, (scan, root) -> new RowBatch(scan.columns(), ArrowRows.read(root)));
+    }
+
+    @Override
+    public Mono<java.util.Set<String>> keysAmong(TableSnapshot snapshot, String column,
+                                                 java.util.function.Predicate<String> wanted) {
+        KeyColumnMatch match = new KeyColumnMatch(column, wanted);
+        ScanRequest request = ScanRequest.all().withColumns(List.of(column)).withBatchSize(KeyColumnMatch.BATCH_ROWS);
+        return batches(snapshot, request, (scan, root) -> match.add(root)).then(Mono.fromSupplier(match::found));
+    }
+
+    /** Each scanned batch, converted while its Arrow memory is live; Lance resources closed on end, error or cancel. */
+    private <T> Flux<T> batches(TableSnapshot snapshot, ScanRequest request,
+                                java.util.function.BiFunction<OpenScan, VectorSchemaRoot, T> convert) {
+        return Flux.<T, OpenScan>generate(
                         () -> {
                             OpenScan scan = OpenScan.start(this, snapshot, request);
                             openScans.incrementAndGet();
@@ -110,13 +123,12 @@ public final class LanceTableStorage implements TableStorage {
                         (scan, sink) -> {
                             try {
                                 if (scan.reader().loadNextBatch()) {
-                                    VectorSchemaRoot root = scan.reader().getVectorSchemaRoot();
-                                    sink.next(new RowBatch(scan.columns(), ArrowRows.read(root)));
+                                    sink.next(convert.apply(scan, scan.reader().getVectorSchemaRoot()));
                                 } else {
                                     sink.complete();
                                 }
                             } catch (Exception e) {
-                                sink.error(LanceFailures.translate("scan", ref, e));
+                                sink.error(LanceFailures.translate("scan", snapshot.ref(), e));
                             }
                             return scan;
                         },

@@ -29,6 +29,19 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     /** Streams the rows of a snapshot that match the request, honouring demand; closes Lance resources on cancel. */
     Flux<RowBatch> scan(TableSnapshot snapshot, ScanRequest request);
 
+    /**
+     * The distinct values of the string {@code column} at the snapshot that {@code wanted} accepts: one scan of
+     * that column, matched as it streams, so only the values kept stay on the heap (key checks of large batches).
+     */
+    default Mono<java.util.Set<String>> keysAmong(TableSnapshot snapshot, String column,
+                                                  java.util.function.Predicate<String> wanted) {
+        return scan(snapshot, ScanRequest.all().withColumns(List.of(column)))
+                .flatMapIterable(RowBatch::rows)
+                .map(row -> (String) row.get(column))
+                .filter(wanted)
+                .collect(java.util.HashSet::new, java.util.Set::add);
+    }
+
     /** Counts the rows of a snapshot matching {@code filter} (all rows when empty). */
     Mono<Long> count(TableSnapshot snapshot, Optional<String> filter);
 

@@ -10,6 +10,9 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.omnigraph.engine.load.LoadRecord.EdgeRecord;
@@ -65,6 +68,13 @@ final class LineParser {
                         .build())
                 .build();
         this.mapper = new ObjectMapper(factory);
+        // Resolve the tree deserializer now: its first lookup takes a lock, which lines parsed side by side on
+        // non-blocking threads would otherwise contend for.
+        try {
+            mapper.readTree("{}");
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
         for (EdgeTable e : catalog.edges().values())
             edgesByFoldedName.computeIfAbsent(e.typeName().toLowerCase(Locale.ROOT), k -> new ArrayList<>()).add(e);
     }
@@ -155,10 +165,26 @@ final class LineParser {
             if (RESERVED.contains(name))
                 throw parseError(line, at, "data." + name, "reserved name '" + name + "'");
             p.nextToken();
-            JsonNode node = mapper.readTree(p);
+            JsonNode node = value(p);
             requireValidText(line, at, "data." + name, node);
             into.put(name, new Field(at, node == null ? NullNode.getInstance() : node));
         }
+    }
+
+    /** A data value as {@code readTree} builds it; the common scalars without the tree deserializer. */
+    private JsonNode value(JsonParser p) throws IOException {
+        return switch (p.currentToken()) {
+            case VALUE_STRING -> TextNode.valueOf(p.getText());
+            case VALUE_TRUE -> BooleanNode.TRUE;
+            case VALUE_FALSE -> BooleanNode.FALSE;
+            case VALUE_NULL -> NullNode.getInstance();
+            case VALUE_NUMBER_INT -> switch (p.getNumberType()) {
+                case INT -> IntNode.valueOf(p.getIntValue());
+                case LONG -> LongNode.valueOf(p.getLongValue());
+                default -> mapper.readTree(p);
+            };
+            default -> mapper.readTree(p);
+        };
     }
 
     private static void checkShape(int line, Shape s) {

@@ -13,6 +13,7 @@ import dev.omnigraph.engine.write.WriteToken;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.KeyConflict;
+import dev.omnigraph.storage.manifest.TableDelta;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -33,10 +35,12 @@ import reactor.core.publisher.Mono;
 public final class Loader {
     private final WriteContext ctx;
     private final DirectPublishPipeline pipeline;
+    private final CommittedKeyCache keys;
 
     public Loader(WriteContext ctx) {
         this.ctx = ctx;
         this.pipeline = new DirectPublishPipeline(ctx);
+        this.keys = CommittedKeyCache.of(ctx);
     }
 
     /**
@@ -60,10 +64,28 @@ public final class Loader {
             }
             emptied.add(table.tableKey());
         }
+        AtomicReference<ChangeSet> lastPlan = new AtomicReference<>();
         return LoadBatch.collect(records, ctx.catalog(), mode, ctx.limits())
                 .flatMap(batch -> pipeline.run(new DirectPublishPipeline.Request(branch, actorId,
                         Sidecar.WriterKind.Load, "load:" + mode.name().toLowerCase(), "load", ifGraphCommit,
-                        token -> plan(token, mode, batch, emptied), idempotency.map(Supplier::get))));
+                        token -> plan(token, mode, batch, emptied).doOnNext(lastPlan::set), idempotency.map(Supplier::get))))
+                .doOnNext(outcome -> {
+                    if (mode != LoadMode.OVERWRITE && !outcome.replayed() && lastPlan.get() != null) {
+                        outcome.commit().ifPresent(commit -> carryKeys(lastPlan.get(), commit.deltas()));
+                    }
+                });
+    }
+
+    /** The ids each table of a published append/merge holds now: its pinned ones plus the load's. */
+    private void carryKeys(ChangeSet published, List<TableDelta> deltas) {
+        Map<String, TableChange> byTable = new HashMap<>();
+        published.changes().forEach(change -> byTable.put(change.tableKey(), change));
+        for (TableDelta delta : deltas) {
+            TableChange change = byTable.get(delta.tableKey());
+            if (change != null) {
+                keys.published(change.pin(), delta, change.rows().stream().map(row -> (String) row.get("id")).toList());
+            }
+        }
     }
 
     private Mono<ChangeSet> plan(WriteToken token, LoadMode mode, LoadBatch batch, List<String> emptied) {
@@ -85,9 +107,17 @@ public final class Loader {
         if (planned.isEmpty()) {
             return Mono.just(planned);
         }
-        CommittedRows committed = new CommittedRows(ctx);
+        CommittedRows committed = new CommittedRows(ctx, keys.keySets(ctx));
         Mono<Void> preflight = mode == LoadMode.APPEND ? requireNewIds(planned, committed) : Mono.empty();
-        return preflight.then(new ChangeValidator(ctx.catalog(), pins, committed).validate(planned));
+        Mono<ChangeSet> validated = new ChangeValidator(ctx.catalog(), pins, committed).validate(planned);
+        // Both only read the pinned tables, so they run side by side; a key conflict is still reported before
+        // any rule violation, as when they ran one after the other.
+        return Mono.zip(preflight.materialize(), validated.materialize()).flatMap(both -> {
+            if (both.getT1().isOnError()) {
+                return Mono.error(both.getT1().getThrowable());
+            }
+            return both.getT2().isOnError() ? Mono.error(both.getT2().getThrowable()) : Mono.just(both.getT2().get());
+        });
     }
 
     /** Append never updates: any id already committed is a terminal key conflict listing the ids. */

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import reactor.core.publisher.Flux;
@@ -14,8 +15,9 @@ import reactor.core.scheduler.Scheduler;
 
 /**
  * The strict NDJSON reader of bulk loads (languages §4.1, §4.3): bytes in, type-checked {@link LoadRecord}s
- * out, one line at a time. Lazy and demand-driven: input is pulled only as records are requested; read-ahead
- * is bounded by one chunk plus the bytes of the next line (itself capped), never the whole input. The first
+ * out, in input order. Lazy and demand-driven: input is pulled only as records are requested; read-ahead is
+ * bounded by a few chunks plus the bytes of the next line (itself capped), never the whole input. With a
+ * scheduler, the lines of several chunks are parsed side by side (parsing is most of a load's CPU). The first
  * bad line ends the flux with its error ({@code ParseError}, {@code ValidationError} or
  * {@code ResourceLimitExceeded}) after the records of the lines before it.
  *
@@ -77,7 +79,7 @@ public final class NdjsonReader {
                 }),
                 channel -> closeOn(ioScheduler, channel));
         // subscribeOn also moves every later request (hence every generate call) onto the I/O scheduler.
-        return read(chunks.doOnNext(tap)).subscribeOn(ioScheduler);
+        return parsed(chunks.doOnNext(tap), ioScheduler).subscribeOn(ioScheduler);
     }
 
     /**
@@ -87,28 +89,49 @@ public final class NdjsonReader {
     public Flux<LoadRecord> read(Flux<ByteBuffer> chunks, Scheduler parseScheduler) {
         Objects.requireNonNull(chunks, "chunks");
         Objects.requireNonNull(parseScheduler, "parseScheduler");
-        // Parsing is driven from two directions: chunk arrival (publishOn moves it) and downstream requests
-        // that drain already-split lines (subscribeOn moves those). Prefetch 1 keeps the read-ahead at one chunk.
-        return read(chunks.publishOn(parseScheduler, 1)).subscribeOn(parseScheduler);
+        // Splitting is driven from two directions: chunk arrival (publishOn moves it) and downstream requests
+        // (subscribeOn moves those). Prefetch 1 keeps the read-ahead of the source at one chunk.
+        return parsed(chunks.publishOn(parseScheduler, 1), parseScheduler).subscribeOn(parseScheduler);
     }
+
+    /**
+     * Lines parsed a chunk at a time, up to {@link #PARSE_AHEAD} chunks at once on {@code scheduler}, records
+     * delivered in input order. A chunk's first bad line ends its records; it is reported after every record of
+     * the lines before it, whichever chunk finished parsing first, so the outcome is the sequential one.
+     */
+    private Flux<LoadRecord> parsed(Flux<ByteBuffer> chunks, Scheduler scheduler) {
+        return lines(chunks)
+                .filter(lines -> !lines.isEmpty())
+                .flatMapSequential(lines -> Mono.fromCallable(() -> ParsedLines.of(parser, lines))
+                        .subscribeOn(scheduler), PARSE_AHEAD, 1)
+                .concatMap(ParsedLines::emit, 1);
+    }
+
+    /** Chunks parsed side by side: the machine's cores, and never more than a few chunks of read-ahead. */
+    static final int PARSE_AHEAD = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
 
     /**
      * Records of an NDJSON byte stream. Chunks may split lines and UTF-8 characters anywhere; each chunk is
      * read from its position to its limit (the buffer itself is not modified) and not kept after it is split.
-     * A final line without a terminating LF counts.
+     * A final line without a terminating LF counts. Parsed one line at a time on the delivering thread.
      */
     public Flux<LoadRecord> read(Flux<ByteBuffer> chunks) {
         Objects.requireNonNull(chunks, "chunks");
+        // Prefetch 1: pull one chunk at a time, so demand for one record does not drain the source.
+        return lines(chunks)
+                .flatMapIterable(lines -> lines, 1)
+                .map(line -> {
+                    if (line.error() != null) throw line.error();
+                    return parser.parse(line.number(), line.bytes());
+                });
+    }
+
+    /** The lines each chunk completes (and, at the end, the last unterminated one), in order. */
+    private Flux<List<LineSplitter.Line>> lines(Flux<ByteBuffer> chunks) {
         return Flux.defer(() -> {
             LineSplitter splitter = new LineSplitter(maxLineBytes);
             ByteBuffer end = ByteBuffer.allocate(0); // identity marker for end of input
-            // Prefetch 1: pull one chunk at a time, so demand for one record does not drain the source.
-            return chunks.concatWith(Mono.just(end))
-                    .flatMapIterable(chunk -> chunk == end ? splitter.finish() : splitter.feed(chunk), 1)
-                    .map(line -> {
-                        if (line.error() != null) throw line.error();
-                        return parser.parse(line.number(), line.bytes());
-                    });
+            return chunks.concatWith(Mono.just(end)).map(chunk -> chunk == end ? splitter.finish() : splitter.feed(chunk));
         });
     }
 

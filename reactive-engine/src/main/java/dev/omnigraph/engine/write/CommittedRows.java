@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -20,16 +21,35 @@ public final class CommittedRows {
     static final int CHUNK = 512;
 
     /**
-     * Committed rows per wanted value up to which one projected scan of the column beats the {@code IN} chunks.
-     * Without an index every chunk scans the whole table; with a BTREE a chunk costs a query's fixed overhead
-     * (~5 ms), while the column scan costs well under a microsecond per row (docs/performance.md, "Bulk append").
+     * Committed rows per {@code IN} chunk up to which one scan of the key column beats the chunks. Without an
+     * index every chunk scans the whole table; with a BTREE a chunk costs a query's fixed overhead (~5 ms), while
+     * the key-only scan ({@code TableStorage.keysAmong}) costs well under 0.1 µs per row (docs/performance.md,
+     * "Bulk append").
      */
-    static final int WHOLE_SCAN_ROWS_PER_VALUE = 16;
+    static final int WHOLE_SCAN_ROWS_PER_CHUNK = 65_536;
+
+    /**
+     * Whole sets of committed keys a caller keeps for exact pins (the loader, across consecutive loads), asked
+     * before any lookup: the values of {@code column} at {@code pin}, or empty to look the wanted ones up instead.
+     * {@code scanAnyway} says the lookup would scan the whole column, so learning the set costs nothing more.
+     */
+    @FunctionalInterface
+    public interface KeySets {
+        KeySets NONE = (pin, column, scanAnyway) -> Optional.empty();
+
+        Optional<Mono<Set<String>>> all(TableEntry pin, String column, boolean scanAnyway);
+    }
 
     private final WriteContext ctx;
+    private final KeySets keySets;
 
     public CommittedRows(WriteContext ctx) {
+        this(ctx, KeySets.NONE);
+    }
+
+    public CommittedRows(WriteContext ctx, KeySets keySets) {
         this.ctx = ctx;
+        this.keySets = keySets;
     }
 
     /** The pinned version, not opened: a scan opens its version itself, so a separate open would be a wasted call. */
@@ -51,7 +71,19 @@ public final class CommittedRows {
      */
     public Mono<Set<String>> existing(TableEntry pin, String column, Collection<String> values) {
         Set<String> wanted = values instanceof Set<String> set ? set : new HashSet<>(values);
-        return existing(pin, column, wanted, Probe.choose(pin.rowCount(), wanted.size()));
+        if (wanted.isEmpty()) {
+            return Mono.just(Set.of());
+        }
+        Probe probe = Probe.choose(pin.rowCount(), wanted.size());
+        return keySets.all(pin, column, probe == Probe.WHOLE_COLUMN)
+                .map(all -> all.map(keys -> {
+                    Set<String> found = new HashSet<>();
+                    wanted.forEach(value -> {
+                        if (keys.contains(value)) found.add(value);
+                    });
+                    return (Set<String>) found;
+                }))
+                .orElseGet(() -> existing(pin, column, wanted, probe));
     }
 
     /** {@link #existing} by the given probe (both are exact; tests compare them). */
@@ -59,10 +91,10 @@ public final class CommittedRows {
         if (wanted.isEmpty()) {
             return Mono.just(Set.of());
         }
-        Flux<Map<String, Object>> rows = probe == Probe.WHOLE_COLUMN
-                ? where(pin, "", List.of(column)).filter(row -> wanted.contains(row.get(column)))
-                : whereIn(pin, column, wanted, List.of(column));
-        return rows.map(row -> (String) row.get(column))
+        if (probe == Probe.WHOLE_COLUMN) {
+            return snapshot(pin).flatMap(snapshot -> ctx.tables().keysAmong(snapshot, column, wanted::contains));
+        }
+        return whereIn(pin, column, wanted, List.of(column)).map(row -> (String) row.get(column))
                 .collect(HashSet::new, Set::add);
     }
 
@@ -75,7 +107,8 @@ public final class CommittedRows {
 
         /** The whole column when the {@code IN} filters would need more than one scan of a table not much larger. */
         static Probe choose(long committedRows, int wanted) {
-            return wanted > CHUNK && committedRows <= (long) wanted * WHOLE_SCAN_ROWS_PER_VALUE ? WHOLE_COLUMN : IN_CHUNKS;
+            long chunks = (wanted + (long) CHUNK - 1) / CHUNK;
+            return chunks > 1 && committedRows <= chunks * WHOLE_SCAN_ROWS_PER_CHUNK ? WHOLE_COLUMN : IN_CHUNKS;
         }
     }
 

@@ -274,4 +274,35 @@ class NdjsonReaderTest {
                             .extracting("line").isEqualTo(2))
                     .verify();
     }
+
+    @Test
+    void chunksParsedSideBySideKeepInputOrderAndReportTheFirstBadLine() {
+        // Many chunks, parsed up to PARSE_AHEAD at once: records stay in line order, and of two bad lines the
+        // earlier one is reported, after exactly the records before it, even when a later chunk finishes first.
+        int lines = 5_000;
+        StringBuilder text = new StringBuilder();
+        for (int i = 1; i <= lines; i++) {
+            text.append(i == 4_000 ? "{\"type\":\"Person\",\"data\":{\"name\":1}}"
+                    : i == 1_200 ? "{\"type\":\"Nobody\"}"
+                    : "{\"type\":\"Note\",\"data\":{\"body\":\"n" + i + "\"}}").append('\n');
+        }
+        byte[] all = text.toString().getBytes(StandardCharsets.UTF_8);
+        List<ByteBuffer> chunks = new ArrayList<>();
+        for (int at = 0; at < all.length; at += 997) {
+            chunks.add(ByteBuffer.wrap(all, at, Math.min(997, all.length - at)).slice());
+        }
+        List<String> seen = new ArrayList<>();
+        StepVerifier.create(reader().read(Flux.fromIterable(chunks), Schedulers.parallel())
+                        .doOnNext(r -> seen.add((String) r.values().get("body"))))
+                .thenConsumeWhile(r -> true)
+                .expectErrorSatisfies(e -> assertThat(e.getMessage()).contains("line 1200"))
+                .verify();
+        assertThat(seen).hasSize(1_199);
+        for (int i = 0; i < seen.size(); i++) {
+            assertThat(seen.get(i)).isEqualTo("n" + (i + 1));
+        }
+        List<LoadRecord> good = reader().read(Flux.fromIterable(chunks).skip(0).take(200), Schedulers.parallel())
+                .take(1_000).collectList().block();
+        assertThat(good).extracting(LoadRecord::line).isSorted().doesNotHaveDuplicates();
+    }
 }

@@ -118,7 +118,7 @@ class CommittedRowsProbeTest {
         int chunk = CommittedRows.CHUNK;
         assertThat(Probe.choose(0, chunk)).isEqualTo(Probe.IN_CHUNKS);
         assertThat(Probe.choose(0, chunk + 1)).isEqualTo(Probe.WHOLE_COLUMN);
-        long bound = (long) (chunk + 1) * CommittedRows.WHOLE_SCAN_ROWS_PER_VALUE;
+        long bound = 2L * CommittedRows.WHOLE_SCAN_ROWS_PER_CHUNK; // two IN chunks
         assertThat(Probe.choose(bound, chunk + 1)).isEqualTo(Probe.WHOLE_COLUMN);
         assertThat(Probe.choose(bound + 1, chunk + 1)).isEqualTo(Probe.IN_CHUNKS);
     }
