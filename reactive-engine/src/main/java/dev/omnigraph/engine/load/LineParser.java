@@ -35,6 +35,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.Set;
 
 /**
@@ -92,8 +93,13 @@ final class LineParser {
     }
 
     LoadRecord parse(int line, byte[] bytes) {
+        return parse(line, bytes, Ulid::next);
+    }
+
+    /** {@code freshId}: the id of a record that neither supplies one nor has a key (asked at most once). */
+    LoadRecord parse(int line, byte[] bytes, Supplier<String> freshId) {
         Shape s = shape(line, bytes);
-        return s.type != null ? node(line, s) : edge(line, s);
+        return s.type != null ? node(line, s, freshId) : edge(line, s, freshId);
     }
 
     // ---- phase one: syntax and shape -------------------------------------------------------------------
@@ -244,14 +250,14 @@ final class LineParser {
 
     // ---- phase two: the catalog ------------------------------------------------------------------------
 
-    private NodeRecord node(int line, Shape s) {
+    private NodeRecord node(int line, Shape s, Supplier<String> freshId) {
         String typeName = s.type.value().textValue();
         NodeTable table = catalog.node(typeName).orElseThrow(() -> new ValidationError(typeName, null, null,
                 "line " + line + ": unknown node type '" + typeName + "'"));
         String supplied = suppliedId(line, typeName, s);
         Map<String, Object> values = values(line, typeName, "node", table.type().properties(), s);
         if (table.type().key().isEmpty())
-            return new NodeRecord(line, typeName, supplied != null ? supplied : Ulid.next(), values);
+            return new NodeRecord(line, typeName, supplied != null ? supplied : freshId.get(), values);
         String derived;
         try {
             derived = table.deriveId(values);
@@ -264,13 +270,13 @@ final class LineParser {
         return new NodeRecord(line, typeName, derived, values);
     }
 
-    private EdgeRecord edge(int line, Shape s) {
+    private EdgeRecord edge(int line, Shape s, Supplier<String> freshId) {
         String spelled = s.edge.value().textValue();
         EdgeTable table = edgeTable(line, spelled);
         String typeName = table.typeName();
         String supplied = suppliedId(line, typeName, s);
         Map<String, Object> values = values(line, typeName, "edge", table.type().properties(), s);
-        return new EdgeRecord(line, typeName, supplied != null ? supplied : Ulid.next(),
+        return new EdgeRecord(line, typeName, supplied != null ? supplied : freshId.get(),
                 s.from.value().textValue(), s.to.value().textValue(), values);
     }
 

@@ -304,5 +304,27 @@ class NdjsonReaderTest {
         List<LoadRecord> good = reader().read(Flux.fromIterable(chunks).skip(0).take(200), Schedulers.parallel())
                 .take(1_000).collectList().block();
         assertThat(good).extracting(LoadRecord::line).isSorted().doesNotHaveDuplicates();
+        assertThat(good).extracting(LoadRecord::id).isSorted().doesNotHaveDuplicates();
+    }
+
+    @Test
+    void freshIdsFollowLineOrderWhicheverChunkIsParsedFirst() {
+        // Ids are minted per chunk in input order before parsing; parsing the later chunk first must not matter.
+        LineParser parser = new LineParser(LoadFixture.CATALOG, 1 << 20);
+        List<LineSplitter.Line> first = List.of(noteLine(1), noteLine(2));
+        List<LineSplitter.Line> second = List.of(noteLine(3), noteLine(4));
+        String[] firstIds = ParsedLines.freshIds(first);
+        String[] secondIds = ParsedLines.freshIds(second);
+        List<LoadRecord> later = ParsedLines.of(parser, second, secondIds).records();
+        List<LoadRecord> earlier = ParsedLines.of(parser, first, firstIds).records();
+        List<String> ids = new ArrayList<>();
+        earlier.forEach(r -> ids.add(r.id()));
+        later.forEach(r -> ids.add(r.id()));
+        assertThat(ids).isSorted().doesNotHaveDuplicates().hasSize(4);
+    }
+
+    private static LineSplitter.Line noteLine(int number) {
+        return new LineSplitter.Line(number,
+                ("{\"type\":\"Note\",\"data\":{\"body\":\"n" + number + "\"}}").getBytes(StandardCharsets.UTF_8), null);
     }
 }
