@@ -75,6 +75,7 @@ class ManifestCleanupTest extends ConstrainedGraphTest {
         String genesis = graph.commits("main").last().map(GraphCommit::id).block();
         assertThatThrownBy(() -> graph.snapshot(ReadTarget.commit(genesis)).block())
                 .as("a commit outside retention: its manifest version is gone").isInstanceOf(NotFound.class);
+        assertThatThrownBy(() -> graph.createBranch("old", Optional.of(genesis)).block()).isInstanceOf(NotFound.class);
         assertThat(graph.commits("main").collectList().block()).as("the lineage itself stays")
                 .hasSize(mainTravel.size());
 
