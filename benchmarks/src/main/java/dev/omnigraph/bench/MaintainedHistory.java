@@ -49,6 +49,7 @@ final class MaintainedHistory implements Scenario {
         int notes = 0;
         int commits = 1; // genesis
         String firstWrite = null;
+        long segmentBegan = System.nanoTime();
         for (int checkpoint = every; checkpoint <= depth; checkpoint += every) {
             while (commits < checkpoint) {
                 if (System.nanoTime() - began > budgetNanos) {
@@ -63,6 +64,7 @@ final class MaintainedHistory implements Scenario {
                 if (commits % 500 == 0) ctx.log(String.format(Locale.ROOT, "%s: %,d commits", name(), commits));
             }
             String at = String.format(Locale.ROOT, "%,d", commits);
+            double buildMinutes = (System.nanoTime() - segmentBegan) / 60e9;
             Series optimize = report.row("optimize @ " + at, null);
             OptimizeResult optimized = ctx.measure(optimize, () -> graph.optimize(Optional.empty()));
             optimized.compacted().forEach(table -> optimize.note(String.format(Locale.ROOT, "%s: %,d → %,d fragments",
@@ -72,10 +74,17 @@ final class MaintainedHistory implements Scenario {
             CleanupReport cleaned = ctx.measure(cleanup, () -> graph.cleanup(
                     CleanupOptions.of(OptionalInt.of(KEEP), Optional.empty(), true).withOrphanGrace(Duration.ZERO)));
             long onDisk = bytes(root);
+            long manifest = bytes(root.resolve("__manifest"));
+            // What the newest 10 commits' time travel costs: a --keep 1 preview reports what it would also free.
+            long keepOneFloor = onDisk - ctx.run(() -> graph.cleanup(CleanupOptions.of(OptionalInt.of(1), Optional.empty(),
+                    false))).bytes();
             long live = liveBytes(ctx, dir.resolve("live"), notes);
-            cleanup.note(String.format(Locale.ROOT, "reclaimed %,d versions, %,d files, %.1f MB; on disk %.1f MB, live "
-                    + "data %.1f MB: %.2f×", cleaned.versions(), cleaned.files(), cleaned.bytes() / 1e6, onDisk / 1e6,
-                    live / 1e6, (double) onDisk / live));
+            String disk = String.format(Locale.ROOT, "reclaimed %,d versions, %,d files, %.2f MB; on disk %.2f MB (of it "
+                    + "__manifest %.2f MB; %.2f MB with --keep 1), live data %.2f MB: %.2f×; writes since the last "
+                    + "checkpoint took %.1f min", cleaned.versions(), cleaned.files(), cleaned.bytes() / 1e6,
+                    onDisk / 1e6, manifest / 1e6, keepOneFloor / 1e6, live / 1e6, (double) onDisk / live, buildMinutes);
+            cleanup.note(disk);
+            ctx.log(name() + " @ " + at + ": " + disk);
             Series write = report.row("insert Note @ " + at, firstWrite);
             firstWrite = firstWrite == null ? write.name() : firstWrite;
             for (int r = 0; r < reps; r++) {
@@ -83,6 +92,7 @@ final class MaintainedHistory implements Scenario {
                 ctx.measure(write, () -> Workload.addNote(graph, text));
                 commits++;
             }
+            segmentBegan = System.nanoTime();
         }
         return finish(report, began);
     }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A child JVM killed ({@code Runtime.halt}) half-way through {@code cleanup --keep 1 --confirm}: between a dataset's
- * files and its manifests, after a whole dataset, and further on. The graph must then read exactly as before on
+ * files and its manifests, after a whole dataset, further on, and between {@code __manifest}'s files and its manifests. The graph must then read exactly as before on
  * main and the branch, and a second cleanup must leave exactly the files an uninterrupted cleanup leaves.
  */
 class CleanupCrashTest extends ConstrainedGraphTest {
@@ -35,6 +35,11 @@ class CleanupCrashTest extends ConstrainedGraphTest {
         CleanupHistory.build(graph);
         var mainNow = everything(graph, ReadTarget.main());
         var featNow = everything(graph, ReadTarget.branch("feat"));
+        // Cleanup collects the table datasets first, then __manifest: its ordinal is one past theirs.
+        long manifestOrdinal = Stream.of(ReadTarget.main(), ReadTarget.branch("feat"))
+                .flatMap(target -> graph.snapshot(target).block().manifest().tables().values().stream()
+                        .map(dev.omnigraph.storage.manifest.TableEntry::location))
+                .distinct().count() + 1;
         graph.close();
 
         Path reference = copy(template, "reference");
@@ -44,7 +49,7 @@ class CleanupCrashTest extends ConstrainedGraphTest {
         Set<String> expectedFiles = files(reference);
 
         for (String point : List.of(FailpointCatalog.CLEANUP_AFTER_FILES + "1", FailpointCatalog.CLEANUP_AFTER_MANIFESTS + "1",
-                FailpointCatalog.CLEANUP_AFTER_FILES + "3")) {
+                FailpointCatalog.CLEANUP_AFTER_FILES + "3", FailpointCatalog.CLEANUP_AFTER_FILES + manifestOrdinal)) {
             Path root = copy(template, "crash-" + point.replace(':', '-'));
             Path tmp = dir.resolve("tmp-" + point.replace(':', '-'));
             Process child = ChildJvm.start(CleanupCrashMain.class, tmp, List.of(root.toString()),

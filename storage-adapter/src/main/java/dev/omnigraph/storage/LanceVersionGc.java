@@ -177,7 +177,9 @@ final class LanceVersionGc {
                 }
                 DeletionFile deletion = metadata.getDeletionFile();
                 if (deletion != null) {
-                    into.deletions.add(metadata.getId() + "-" + deletion.getReadVersion() + "-" + deletion.getId() + "."
+                    // Lance's ids are u64; Java hands them over as signed longs.
+                    into.deletions.add(metadata.getId() + "-" + deletion.getReadVersion() + "-"
+                            + Long.toUnsignedString(deletion.getId()) + "."
                             + (deletion.getFileType() == DeletionFileType.BITMAP ? "bin" : "arrow"));
                 }
             }

@@ -1,44 +1,55 @@
 package dev.omnigraph.engine.cleanup;
 
 import dev.omnigraph.engine.gate.Permit;
+import dev.omnigraph.engine.merge.MergeBase;
 import dev.omnigraph.engine.write.WriteContext;
+import dev.omnigraph.recovery.RecoveryAudit;
 import dev.omnigraph.storage.FailpointCatalog;
+import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.VersionGcPlan;
 import dev.omnigraph.storage.VersionRetention;
+import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.manifest.BranchIdentity;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import dev.omnigraph.storage.manifest.GraphCommit;
 import dev.omnigraph.storage.manifest.ManifestState;
-import dev.omnigraph.storage.manifest.TableEntry;
+import dev.omnigraph.storage.manifest.ManifestSchema;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeMap;
+import java.util.stream.Collectors;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * {@code cleanup}: version GC of every table dataset. The retention rule, in graph terms: on every live branch the
- * newest {@code keep} commits and every commit younger than {@code olderThan} stay readable (time travel to them
- * works), and so does each branch's current state. A table version is kept when such a state pins it, when it is at
- * or above the published pin of the branch owning its ref (unpublished drift stays for {@code repair}), when it is
- * its ref's latest, or when a Lance branch (a graph branch's table fork) was forked from it; the storage adapter
- * then deletes the other version manifests and the files only they reference. {@code __manifest} and the recovery
- * audit log are never collected (time travel to any commit still opens the manifest; tables then answer NotFound
- * for versions outside retention).
+ * {@code cleanup}: version GC of every table dataset, of {@code __manifest} and of the recovery audit log. The
+ * retention rule, in graph terms: on every live branch the newest {@code keep} commits and every commit younger than
+ * {@code olderThan} stay readable (time travel to them works), and so do each branch's current state and head commit
+ * and the merge base of each branch with main and with the branch it was created from (so a later merge still finds
+ * its base). A table version is kept when such a state pins it, when it is at or above the published pin of the
+ * branch owning its ref (unpublished drift stays for {@code repair}), when it is its ref's latest, or when a Lance
+ * branch (a graph branch's table fork) was forked from it. A {@code __manifest} version is kept when such a state was
+ * read at it, when it is its ref's latest, or when a graph branch was forked from it. The audit log keeps its latest
+ * version (which holds every row). The storage adapter deletes the other version manifests and the files only they
+ * reference ({@link HistoryRetention}).
  *
  * <p>Runs under the exclusive schema gate (no in-process writer can stage or commit meanwhile; other processes are
  * held off by the root lock) and refuses at entry while any recovery sidecar is pending, since recovery may need
- * versions a GC would remove. Per dataset the files go first, then the manifests: a kill at any point leaves every
- * kept version whole, and running cleanup again finishes the job.
+ * versions a GC would remove. Tables go first, then {@code __manifest}, then the audit log; per dataset the files go
+ * first, then the manifests: a kill at any point leaves every kept version whole, and running cleanup again finishes
+ * the job.
  */
 public final class Cleanup {
+    /** Where {@code __manifest} and the audit log sit under the root, as cleanup reports them. */
+    static final String MANIFEST = ManifestSchema.DIRECTORY;
+    static final String AUDIT_LOG = RecoveryAudit.DIRECTORY;
+
     private final WriteContext ctx;
 
     public Cleanup(WriteContext ctx) {
@@ -62,16 +73,32 @@ public final class Cleanup {
         Instant orphanCutoff = now.minus(options.orphanGrace());
         return ctx.manifest().branches().flatMap(branches -> Flux.fromIterable(branches)
                 .concatMap(branch -> keptStates(branch, options, now))
+                .concatWith(mergeBases(branches))
                 .collectList()
-                .map(Cleanup::retentionByLocation)
-                .flatMap(byLocation -> OrphanForks.reclaim(ctx,
-                                branches.stream().map(BranchIdentity::name).collect(java.util.stream.Collectors.toSet()),
-                                byLocation, orphanCutoff, options.confirm())
-                        .flatMap(forks -> collectVersions(byLocation, orphanCutoff, options.confirm())
-                                .map(tables -> new CleanupReport(options.confirm(), tables, forks)))));
+                .flatMap(kept -> {
+                    Map<String, Map<Optional<String>, VersionRetention>> tables = HistoryRetention.tables(kept);
+                    return OrphanForks.reclaim(ctx, branches.stream().map(BranchIdentity::name).collect(Collectors.toSet()),
+                                    tables, orphanCutoff, options.confirm())
+                            .flatMap(forks -> datasets(tables, kept)
+                                    .flatMap(all -> collectVersions(all, orphanCutoff, options.confirm()))
+                                    .map(collected -> new CleanupReport(options.confirm(), collected, forks)));
+                }));
     }
 
-    /** Plans (and, confirmed, applies) the version GC of each dataset in location order. */
+    /** Every dataset to collect, in order: the tables by location, then {@code __manifest}, then the audit log. */
+    private Mono<Map<String, Map<Optional<String>, VersionRetention>>> datasets(
+            Map<String, Map<Optional<String>, VersionRetention>> tables, List<KeptState> kept) {
+        Map<String, Map<Optional<String>, VersionRetention>> all = new LinkedHashMap<>(tables);
+        all.put(MANIFEST, HistoryRetention.manifest(kept));
+        return ctx.tables().open(TableRef.main(ctx.root() + "/" + AUDIT_LOG), OptionalLong.empty())
+                .map(audit -> {
+                    all.put(AUDIT_LOG, HistoryRetention.auditLog());
+                    return all;
+                })
+                .onErrorResume(NotFound.class, noRecoveryYet -> Mono.just(all));
+    }
+
+    /** Plans (and, confirmed, applies) the version GC of each dataset in order. */
     private Mono<List<CleanupReport.TableCleanup>> collectVersions(
             Map<String, Map<Optional<String>, VersionRetention>> byLocation, Instant orphanCutoff, boolean confirm) {
         return Flux.fromIterable(byLocation.entrySet())
@@ -94,51 +121,46 @@ public final class Cleanup {
                 .then(ctx.failpoints().hit(FailpointCatalog.CLEANUP_AFTER_MANIFESTS + ordinal));
     }
 
-    /** A state cleanup must keep readable, and whether it is its branch's current one. */
-    private record Kept(BranchIdentity branch, ManifestState state, boolean current) {
-    }
-
-    /** The branch's current state, then the state of every commit the options keep, newest first. */
-    private Flux<Kept> keptStates(BranchIdentity branch, CleanupOptions options, Instant now) {
+    /** The branch's current state, then the state of its head commit and every commit the options keep. */
+    private Flux<KeptState> keptStates(BranchIdentity branch, CleanupOptions options, Instant now) {
         long youngestDropped = options.olderThan().map(age -> micros(now.minus(age))).orElse(Long.MAX_VALUE);
-        int newest = options.keep().orElse(0);
-        Mono<Kept> current = ctx.manifest().load(branch.name()).map(state -> new Kept(branch, state, true));
-        Flux<Kept> commits = ctx.manifest().commits(branch.name())
+        int newest = Math.max(1, options.keep().orElse(0)); // the head commit: time travel to "now" by its id
+        Mono<KeptState> current = ctx.manifest().load(branch.name()).map(state -> new KeptState(branch, state, true));
+        Flux<KeptState> commits = ctx.manifest().commits(branch.name())
                 .index()
                 .filter(indexed -> indexed.getT1() < newest || indexed.getT2().createdAtMicros() >= youngestDropped)
-                .concatMap(indexed -> stateOf(indexed.getT2()).map(state -> new Kept(branch, state, false)));
+                .concatMap(indexed -> stateOf(indexed.getT2()).map(state -> new KeptState(branch, state, false)));
         return current.concatWith(commits);
     }
 
-    /** The graph as of {@code commit}; empty when its manifest version is gone with a deleted branch. */
+    /** The state of the merge base of every other live branch with main and with its parent branch. */
+    private Flux<KeptState> mergeBases(List<BranchIdentity> branches) {
+        Set<String> live = branches.stream().map(BranchIdentity::name).collect(Collectors.toSet());
+        return Flux.fromIterable(branches)
+                .filter(branch -> !branch.name().equals(GraphBranches.MAIN))
+                .concatMap(branch -> Flux.fromIterable(new java.util.TreeSet<>(List.of(GraphBranches.MAIN,
+                                branch.parent().filter(live::contains).orElse(GraphBranches.MAIN))))
+                        .concatMap(other -> mergeBase(branch, other)));
+    }
+
+    private Mono<KeptState> mergeBase(BranchIdentity branch, String other) {
+        return Mono.zip(ctx.manifest().load(branch.name()), ctx.manifest().load(other)).flatMap(heads -> {
+            if (heads.getT1().head().isEmpty() || heads.getT2().head().isEmpty()) {
+                return Mono.empty(); // a branch without commits of its own: its base is its fork point, kept anyway
+            }
+            return ctx.manifest().commits(branch.name()).concatWith(ctx.manifest().commits(other)).collectList()
+                    .flatMap(commits -> Mono.<GraphCommit>fromCallable(() ->
+                                    MergeBase.of(commits, heads.getT1().head().get(), heads.getT2().head().get()))
+                            .onErrorResume(BadRequest.class, unrelated -> Mono.empty()))
+                    .flatMap(this::stateOf)
+                    .map(state -> new KeptState(branch, state, false));
+        });
+    }
+
+    /** The graph as of {@code commit}; empty when its manifest version is gone (outside an earlier retention). */
     private Mono<ManifestState> stateOf(GraphCommit commit) {
         return ctx.manifest().loadAt(commit.branchName(), commit.manifestVersion())
                 .onErrorResume(NotFound.class, gone -> Mono.empty());
-    }
-
-    /** Per dataset location, per Lance ref: the versions the kept states pin, and each owner's drift floor. */
-    private static Map<String, Map<Optional<String>, VersionRetention>> retentionByLocation(List<Kept> kept) {
-        Map<String, Map<Optional<String>, Set<Long>>> pinned = new TreeMap<>();
-        Map<String, Map<Optional<String>, Long>> floors = new HashMap<>();
-        for (Kept state : kept) {
-            Optional<String> ownRef = GraphBranches.lanceRef(state.branch().name());
-            for (TableEntry entry : state.state().tables().values()) {
-                pinned.computeIfAbsent(entry.location(), unused -> new HashMap<>())
-                        .computeIfAbsent(entry.lanceBranch(), unused -> new HashSet<>()).add(entry.version());
-                if (state.current() && entry.lanceBranch().equals(ownRef)) {
-                    floors.computeIfAbsent(entry.location(), unused -> new HashMap<>())
-                            .merge(entry.lanceBranch(), entry.version(), Math::min);
-                }
-            }
-        }
-        Map<String, Map<Optional<String>, VersionRetention>> out = new TreeMap<>();
-        pinned.forEach((location, refs) -> {
-            Map<Optional<String>, VersionRetention> rules = new HashMap<>();
-            refs.forEach((ref, versions) -> rules.put(ref, VersionRetention.of(versions,
-                    floors.getOrDefault(location, Map.of()).getOrDefault(ref, Long.MAX_VALUE))));
-            out.put(location, rules);
-        });
-        return out;
     }
 
     private static long micros(Instant instant) {

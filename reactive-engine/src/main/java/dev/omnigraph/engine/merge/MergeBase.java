@@ -13,11 +13,11 @@ import java.util.Optional;
  * with the smallest sum of distances; ties prefer the larger manifest version. Pure: works on the union of the
  * commits both branches see.
  */
-final class MergeBase {
+public final class MergeBase {
     private MergeBase() {
     }
 
-    static GraphCommit of(Collection<GraphCommit> commits, String sourceHead, String targetHead) {
+    public static GraphCommit of(Collection<GraphCommit> commits, String sourceHead, String targetHead) {
         Map<String, GraphCommit> byId = new HashMap<>();
         commits.forEach(commit -> byId.put(commit.id(), commit));
         Map<String, Integer> fromSource = distances(byId, sourceHead);
