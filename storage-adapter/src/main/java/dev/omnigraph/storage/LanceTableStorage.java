@@ -395,11 +395,16 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Mono<Optional<TransactionIdentity>> transactionAt(TableRef ref, long version) {
         return withDataset("transactionAt", ref, OptionalLong.of(version), (dataset, allocator) -> {
-            if (ref.branch().isPresent() && version == forkVersion(ref, allocator)) {
-                // A branch's first version is a Clone; reading its transaction aborts the JVM.
-                return Optional.<TransactionIdentity>empty();
+            // A branch's first version (a Clone) and an index build are recognised first: reading their
+            // transactions aborts the JVM, and neither is ever a commit a sidecar owns.
+            OptionalLong fork = ref.branch().isPresent() ? OptionalLong.of(forkVersion(ref, allocator)) : OptionalLong.empty();
+            if (fork.isPresent() && version <= fork.getAsLong()) {
+                // The fork itself is a Clone; below it the versions are the parent's, outside this branch's tree
+                // (where the index-build check reads manifests), and read as before.
+                return version == fork.getAsLong() ? Optional.<TransactionIdentity>empty()
+                        : dataset.readTransaction().map(tx -> new TransactionIdentity(tx.readVersion(), tx.uuid()));
             }
-            return dataset.readTransaction().map(tx -> new TransactionIdentity(tx.readVersion(), tx.uuid()));
+            return TableHistory.identityAt(ref, v -> openDataset(allocator, ref, OptionalLong.of(v)), version, fork);
         });
     }
 

@@ -57,6 +57,15 @@ public final class TableHistory {
                 version -> java.util.Optional.<TransactionMark>empty(), version -> java.util.Optional.<TransactionMark>empty());
     }
 
+    /** The identity of the transaction that made {@code version}; empty for an index build or a fork (never read). */
+    static java.util.Optional<TransactionIdentity> identityAt(TableRef ref, java.util.function.LongFunction<Dataset> open,
+                                                             long version, OptionalLong forkVersion) {
+        return walk(ref, open, version - 1, version, forkVersion,
+                (at, tx) -> tx.map(t -> new TransactionIdentity(t.readVersion(), t.uuid())),
+                at -> java.util.Optional.<TransactionIdentity>empty(), at -> java.util.Optional.<TransactionIdentity>empty())
+                .get(0);
+    }
+
     /** The one walk over versions that never reads a transaction Lance would abort on. */
     private static <T> List<T> walk(TableRef ref, java.util.function.LongFunction<Dataset> open, long after, long upTo,
                                     OptionalLong forkVersion,

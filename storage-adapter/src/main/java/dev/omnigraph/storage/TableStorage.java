@@ -99,8 +99,8 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
 
     /**
      * The identity of the transaction that produced {@code version}, for data transactions (append, delete,
-     * update, overwrite, restore). Empty for version 1. Callers must not ask about index-build versions or
-     * a branch's first version: Lance aborts the JVM on those, so this call refuses a branch's fork version.
+     * update, overwrite, restore). Empty for version 1, for an index build and for a branch's first version:
+     * Lance aborts the JVM when their transactions are read, so they are recognised without reading them.
      */
     Mono<Optional<TransactionIdentity>> transactionAt(TableRef ref, long version);
 

@@ -9,6 +9,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
@@ -16,9 +18,16 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
 class HangDiagnosticsTest {
-    /** Hangs until its timeout; run only through the launcher below (Surefire skips nested classes). */
+    private static final String LAUNCHED = "omnigraph.test.hang-diagnostics";
+
+    /** Hangs until its timeout; runs only through the launcher below (a pattern run of every class skips it). */
     static class Stalls {
+        static boolean launchedByTheTest(ExtensionContext context) {
+            return context.getConfigurationParameter(LAUNCHED).isPresent();
+        }
+
         @Test
+        @EnabledIf("launchedByTheTest")
         @Timeout(value = 200, unit = TimeUnit.MILLISECONDS)
         void waitsForever() throws InterruptedException {
             new CountDownLatch(1).await();
@@ -31,6 +40,7 @@ class HangDiagnosticsTest {
         LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()
                 .selectors(selectClass(Stalls.class))
                 .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "true")
+                .configurationParameter(LAUNCHED, "true")
                 .build(), new TestExecutionListener() {
                     @Override
                     public void executionFinished(TestIdentifier test, TestExecutionResult result) {
