@@ -434,8 +434,16 @@ public final class LanceTableStorage implements TableStorage {
 
     @Override
     public Mono<Optional<Long>> compactFragments(TableRef ref) {
+        return compact(ref, TableHistory.COMPACTION);
+    }
+
+    @Override
+    public Mono<Optional<Long>> compactFragments(TableRef ref, long targetRowsPerFragment) {
+        return compact(ref, TableHistory.compaction(targetRowsPerFragment));
+    }
+
+    private Mono<Optional<Long>> compact(TableRef ref, CompactionOptions options) {
         return withDataset("compact", ref, OptionalLong.empty(), (dataset, allocator) -> {
-            CompactionOptions options = TableHistory.COMPACTION;
             CompactionPlan plan = Compaction.planCompaction(dataset, options);
             if (plan.getCompactionTasks().isEmpty()) {
                 return Optional.<Long>empty();

@@ -124,6 +124,13 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
      */
     Mono<Optional<Long>> compactFragments(TableRef ref);
 
+    /**
+     * As {@link #compactFragments(TableRef)}, but into fragments of about {@code targetRowsPerFragment} rows, and a
+     * fragment already that large is left alone: for an append-only log, where a compaction should cost what was
+     * appended since the last one, not the whole history.
+     */
+    Mono<Optional<Long>> compactFragments(TableRef ref, long targetRowsPerFragment);
+
     /** The names of the indexes of {@code ref} at {@code version}, sorted. Reads no transaction. */
     Mono<List<String>> indexNames(TableRef ref, long version);
 

@@ -410,6 +410,25 @@ class LanceTableStorageTest {
     }
 
     @Test
+    void aCompactionToATargetSizeLeavesFullFragmentsAlone() {
+        // The manifest's lineage only grows: its compaction must rewrite what was appended since the last one,
+        // not the fragments already full.
+        TableSnapshot at = createPeople("log");
+        TableRef ref = at.ref();
+        at = appendCommitted(at, people(0, 20));
+        for (int i = 0; i < 3; i++) at = appendCommitted(at, people(100 + i * 4, 104 + i * 4));
+        assertThat(at.fragmentCount()).isEqualTo(4);
+
+        long compacted = storage.compactFragments(ref, 16).block().orElseThrow();
+
+        TableSnapshot after = storage.open(ref, OptionalLong.of(compacted)).block();
+        assertThat(after.rowCount()).isEqualTo(32);
+        assertThat(after.fragmentCount()).as("the 20-row fragment stays; the three small ones become one").isEqualTo(2);
+        assertThat(storage.count(after, Optional.of("id = 'p0'")).block()).isEqualTo(1);
+        assertThat(storage.compactFragments(ref, 16).block()).as("nothing small is left").isEmpty();
+    }
+
+    @Test
     void compactionIsPlannedThenLandsReserveVersionsAndARewriteThatHistoryNamesAsMaintenance() {
         TableSnapshot created = createPeople("compacted");
         TableRef ref = created.ref();

@@ -31,8 +31,13 @@ import reactor.core.publisher.Mono;
  */
 public final class ManifestBatchPublisher {
     public static final int PUBLISHER_RETRY_BUDGET = 5;
-    /** Manifest fragments that trigger a compaction after a publish. */
+    /** Small manifest fragments (one per publish) that trigger a compaction after a publish. */
     public static final int COMPACT_AT_FRAGMENTS = 32;
+    /**
+     * Rows per compacted manifest fragment. A full fragment is never rewritten again, so a compaction costs the
+     * publishes since the last one, not the graph's whole lineage (which only grows).
+     */
+    public static final long MANIFEST_FRAGMENT_ROWS = 8_192;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ManifestBatchPublisher.class);
 
     private final ManifestStore store;
@@ -176,15 +181,17 @@ public final class ManifestBatchPublisher {
 
     /**
      * Every publish adds a fragment to {@code __manifest}, and reading the manifest costs one pass over its
-     * fragments, so past {@link #COMPACT_AT_FRAGMENTS} the publisher folds them back into one. Best effort: the
+     * fragments, so past {@link #COMPACT_AT_FRAGMENTS} small ones (beside the full fragments the rows fill) the
+     * publisher folds them into fragments of {@link #MANIFEST_FRAGMENT_ROWS} rows. Best effort: the
      * commit has landed; a failed compaction is logged and retried by a later publish. A compaction moves the
      * manifest's version, so the store's kept state no longer matches it and the next load reads afresh.
      */
     private Mono<Void> compactIfFragmented(String branch, ManifestState published) {
-        if (published.manifest().fragmentCount() < COMPACT_AT_FRAGMENTS) {
+        long fullFragments = Math.max(0, published.manifest().rowCount()) / MANIFEST_FRAGMENT_ROWS;
+        if (published.manifest().fragmentCount() < COMPACT_AT_FRAGMENTS + fullFragments) {
             return Mono.empty();
         }
-        return store.tables().compactFragments(store.ref(branch))
+        return store.tables().compactFragments(store.ref(branch), MANIFEST_FRAGMENT_ROWS)
                 // A failed compaction may still have committed its reserve versions.
                 .doOnNext(compacted -> compacted.ifPresent(version -> store.superseded(published)))
                 .doOnError(failure -> store.superseded(published))
