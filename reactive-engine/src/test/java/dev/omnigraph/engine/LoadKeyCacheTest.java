@@ -48,7 +48,11 @@ class LoadKeyCacheTest {
     }
 
     void load(LoadMode mode, List<String> lines) {
-        graph.load("main", mode, ndjson(lines.toArray(String[]::new)), LoadOptions.DEFAULT).block();
+        load("main", mode, lines);
+    }
+
+    void load(String branch, LoadMode mode, List<String> lines) {
+        graph.load(branch, mode, ndjson(lines.toArray(String[]::new)), LoadOptions.DEFAULT).block();
     }
 
     static List<String> persons(int from, int to) {
@@ -94,5 +98,23 @@ class LoadKeyCacheTest {
         assertThat(scansDuring(() -> assertThatThrownBy(() -> load(LoadMode.APPEND, knows(BATCH, 2 * BATCH, BATCH)))
                 .isInstanceOf(ValidationError.class).hasMessageContaining("node Person 'p42' does not exist")))
                 .isPositive();
+    }
+
+    @Test
+    void aBranchLoadIsNeverTakenForMainsNextVersion() {
+        // The first branch write of a table lands on its fork at main's version + 1: its ids must not be carried
+        // to main's version + 1, which main's own next write makes with other rows.
+        load(LoadMode.APPEND, persons(0, BATCH));
+        load(LoadMode.APPEND, persons(BATCH, 2 * BATCH)); // Person's ids known at main's version
+        graph.createBranch("side", java.util.Optional.empty()).block();
+        load("side", LoadMode.APPEND, persons(2 * BATCH, 3 * BATCH));
+        graph.mutate("main", "query add($n: String) { insert Person { name: $n } }", "add", Map.of("n", "main-only"),
+                WriteOptions.DEFAULT).block();
+
+        List<String> again = new ArrayList<>(persons(3 * BATCH, 4 * BATCH));
+        again.set(0, "{\"type\":\"Person\",\"data\":{\"name\":\"main-only\"}}");
+        assertThatThrownBy(() -> load(LoadMode.APPEND, again))
+                .isInstanceOfSatisfying(KeyConflict.class, e -> assertThat(e.ids()).containsExactly("main-only"));
+        load(LoadMode.APPEND, persons(2 * BATCH, 3 * BATCH)); // the branch's ids are new on main
     }
 }

@@ -23,7 +23,7 @@ import reactor.core.publisher.Mono;
  *
  * <p>Exact because a table's content at (dataset, incarnation, version) never changes: sets are learned only for
  * versions a published token pins, and a set is carried to the next version only when this handle's own load
- * published exactly that version from it (an append or merge adds its ids, deletes nothing; loads never share a
+ * published exactly that version from it on main (an append or merge adds its ids, deletes nothing; loads never share a
  * commit with other writes). Other Lance branches are never cached: a branch deleted and created again may reuse
  * version numbers. Bounded by {@link #MAX_KEYS} ids per handle; one version per table.
  */

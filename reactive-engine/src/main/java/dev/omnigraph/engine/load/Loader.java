@@ -13,6 +13,7 @@ import dev.omnigraph.engine.write.WriteToken;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.KeyConflict;
+import dev.omnigraph.storage.manifest.GraphBranches;
 import dev.omnigraph.storage.manifest.TableDelta;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.ArrayList;
@@ -70,7 +71,10 @@ public final class Loader {
                         Sidecar.WriterKind.Load, "load:" + mode.name().toLowerCase(), "load", ifGraphCommit,
                         token -> plan(token, mode, batch, emptied).doOnNext(lastPlan::set), idempotency.map(Supplier::get))))
                 .doOnNext(outcome -> {
-                    if (mode != LoadMode.OVERWRITE && !outcome.replayed() && lastPlan.get() != null) {
+                    // Only main's loads land on main's datasets: a branch's first write of a table lands on its
+                    // fork at the same version number main's next write will take.
+                    if (mode != LoadMode.OVERWRITE && branch.equals(GraphBranches.MAIN) && !outcome.replayed()
+                            && lastPlan.get() != null) {
                         outcome.commit().ifPresent(commit -> carryKeys(lastPlan.get(), commit.deltas()));
                     }
                 });
