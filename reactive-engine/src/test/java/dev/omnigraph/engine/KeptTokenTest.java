@@ -21,6 +21,7 @@ class KeptTokenTest extends ConstrainedGraphTest {
             query setAge($name: String, $age: I32) { update Person set { age: $age } where name = $name }
             query note($t: String) { insert Note { text: $t } }
             query knows($a: String, $b: String) { insert Knows { from: $a, to: $b } }
+            query remove($name: String) { delete Person where name = $name }
             """;
     static final Duration WAIT = Duration.ofSeconds(60);
 
@@ -64,5 +65,21 @@ class KeptTokenTest extends ConstrainedGraphTest {
         // On the kept state Cy does not exist, so the edge would be refused; the live head has Cy.
         assertThat(mutate(graph, "knows", Map.of("a", "Ada", "b", "Cy")).commit()).isPresent();
         assertThat(rows(graph, "edge:Knows")).hasSize(1);
+    }
+
+    @Test
+    void aKeptStateOfABranchDeletedAndCreatedAgainIsNotTheNewBranch() {
+        mutate(graph, "add", Map.of("name", "Ada", "age", 1));
+        mutate(graph, "add", Map.of("name", "Cy", "age", 2));
+        graph.createBranch("side", java.util.Optional.empty()).block(WAIT);
+        mutate(graph, "remove", Map.of("name", "Cy"));
+        graph.deleteBranch("side").block(WAIT); // this handle last knew "side" with Cy
+        graph.createBranch("side", java.util.Optional.empty()).block(WAIT);
+
+        // The new "side" starts from main without Cy: an edge to Cy must be refused, not planned on the old state.
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> graph.mutate("side", QUERIES, "knows",
+                        Map.of("a", "Ada", "b", "Cy"), WriteOptions.DEFAULT).block(WAIT))
+                .isInstanceOf(dev.omnigraph.storage.error.ValidationError.class);
+        assertThat(rows(graph, "edge:Knows")).isEmpty();
     }
 }

@@ -398,7 +398,11 @@ public final class DirectPublishPipeline {
                     WriteToken fresh = both.getT1().get();
                     ctx.publisher().requireFenced(fresh.state()); // a lost writer tenure stops before any effect
                     checkPrecondition(request.ifGraphCommit(), fresh);
-                    if (!token.sameAuthority(fresh)) {
+                    // A kept token was never read live: its identity is today's, so only the manifest version
+                    // proves it is the live state (a branch deleted and created again has the same name and head).
+                    boolean keptIsStale = !token.verified()
+                            && !token.state().manifest().sameVersionAs(fresh.state().manifest());
+                    if (!token.sameAuthority(fresh) || keptIsStale) {
                         ReadSetChanged moved = new ReadSetChanged("graph_head:" + request.branch(),
                                 token.head().orElse("<none>"), fresh.head().orElse("<none>"));
                         return Mono.error(changes.reprepareOnMovedHead() || !token.verified()
