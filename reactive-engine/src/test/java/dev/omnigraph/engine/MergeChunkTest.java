@@ -100,6 +100,21 @@ class MergeChunkTest extends MergeFixture {
     }
 
     @Test
+    void theRowsAMergeHoldsToWriteAreBoundedBeforeAnyEffect() {
+        // Every chunk bound allows the delta; the memory the merge may hold for it does not (a wide-row branch
+        // must be refused while it is read, not after gigabytes of rows were collected).
+        Map<String, Long> before = GraphTestSupport.versions(graph);
+        WriteLimits d = WriteLimits.DEFAULT;
+        graph.withLimits(new WriteLimits(d.maxEntitiesPerTable(), d.maxArrowBytesPerTable(), d.maxChunksPerTable(), 100));
+        assertThatThrownBy(() -> merge("f", "main")).isInstanceOfSatisfying(ResourceLimitExceeded.class,
+                refused -> assertThat(refused.getMessage()).contains("rows a merge holds to write"));
+        assertThat(GraphTestSupport.versions(graph)).isEqualTo(before);
+        assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+        graph.withLimits(d);
+        assertThat(merge("f", "main").outcome()).isEqualTo(MergeOutcome.MERGED);
+    }
+
+    @Test
     void aFailureBetweenChunksCompensatesExactlyTheLandedPrefix() {
         graph.withLimits(new WriteLimits(3, BYTES));
         Map<String, Long> before = GraphTestSupport.versions(graph);

@@ -81,7 +81,8 @@ final class MergePlanner {
         // A written table commits as a chain of chunks (WriteLimitCheck caps their count exactly); this stops the
         // scan early, before it holds more than the largest chain could write.
         RowMerge.Bound written = new RowMerge.Bound.Entities((int) Math.min(Integer.MAX_VALUE,
-                (long) ctx.limits().maxEntitiesPerTable() * ctx.limits().maxChunksPerTable()));
+                (long) ctx.limits().maxEntitiesPerTable() * ctx.limits().maxChunksPerTable()),
+                ctx.limits().maxMergeHeldBytes(), new AtomicLong());
         java.util.Set<String> byPointer = keys.stream().filter(key -> pointerAdopt(key, base, source, targetToken))
                 .collect(java.util.stream.Collectors.toSet());
         return Flux.fromIterable(keys)

@@ -62,12 +62,21 @@ final class RowMerge {
          */
         void check(String tableKey, int entities, Map<String, Object> takenRow);
 
-        record Entities(int max) implements Bound {
+        /**
+         * A table the merge writes: at most {@code max} entities (the most its chain can commit), and the rows it
+         * holds until staged, over every written table of the operation, at most {@code maxHeldBytes} estimated.
+         */
+        record Entities(int max, long maxHeldBytes, AtomicLong held) implements Bound {
             @Override
             public void check(String tableKey, int entities, Map<String, Object> takenRow) {
                 if (entities > max) {
                     throw new ResourceLimitExceeded("entities a merge writes to " + tableKey, max, entities,
                             "merge smaller branches (merge more often)");
+                }
+                long total = held.addAndGet(ChangeEstimates.arrowBytes(List.of(takenRow)));
+                if (total > maxHeldBytes) {
+                    throw new ResourceLimitExceeded("estimated Arrow bytes of the rows a merge holds to write (up to "
+                            + tableKey + ")", maxHeldBytes, total, "merge smaller branches (merge more often)");
                 }
             }
         }
