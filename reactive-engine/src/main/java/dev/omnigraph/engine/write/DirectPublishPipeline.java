@@ -346,7 +346,11 @@ public final class DirectPublishPipeline {
 
     private Mono<StagedHandle> stageChunk(dev.omnigraph.storage.TableSnapshot snapshot, StagedEffect effect, int chunk) {
         ChunkChain chain = effect.chain().orElseThrow();
-        return stage(snapshot, chain.chunk(chunk, effect.change().pin()), chain.properties(chunk, PROPERTIES));
+        // Every declared chunk must land (the sidecar pins expected + length): one that would stage nothing is a
+        // fault, never a silently shorter chain.
+        return stage(snapshot, chain.chunk(chunk, effect.change().pin()), chain.properties(chunk, PROPERTIES))
+                .switchIfEmpty(Mono.error(() -> new StorageFault("chunk " + chunk + " of the chained change to "
+                        + effect.change().tableKey() + " staged nothing; the chain was planned otherwise", null)));
     }
 
     private Mono<StagedHandle> stage(dev.omnigraph.storage.TableSnapshot snapshot, TableChange change,
