@@ -65,10 +65,22 @@ public final class TableHistory {
     /** The identity of the transaction that made {@code version}; empty for an index build or a fork (never read). */
     static java.util.Optional<TransactionIdentity> identityAt(TableRef ref, java.util.function.LongFunction<Dataset> open,
                                                              long version, OptionalLong forkVersion) {
-        return walk(ref, open, version - 1, version, forkVersion,
-                (at, tx) -> tx.map(t -> new TransactionIdentity(t.readVersion(), t.uuid())),
-                at -> java.util.Optional.<TransactionIdentity>empty(), at -> java.util.Optional.<TransactionIdentity>empty())
-                .get(0);
+        if (forkVersion.isPresent() && version == forkVersion.getAsLong()) {
+            return java.util.Optional.empty();
+        }
+        // Only a version that adds an index, or renews one over the same fragments, is taken for a build: a
+        // restore that drops the indexes of a rolled-back build is a readable Restore (recovery looks for its own).
+        State previous = version <= 1 ? State.NONE : state(ref, open, version - 1);
+        State current = state(ref, open, version);
+        boolean adds = !previous.names().containsAll(current.names());
+        boolean renews = current.names().equals(previous.names()) && !current.uuids().equals(previous.uuids())
+                && current.fragments().equals(previous.fragments());
+        if (adds || renews) {
+            return java.util.Optional.empty();
+        }
+        try (Dataset at = open.apply(version)) {
+            return at.readTransaction().map(t -> new TransactionIdentity(t.readVersion(), t.uuid()));
+        }
     }
 
     /** The one walk over versions that never reads a transaction Lance would abort on. */
