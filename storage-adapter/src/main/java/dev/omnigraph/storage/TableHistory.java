@@ -13,8 +13,8 @@ import java.util.TreeMap;
 /**
  * Reading a table's version history without tripping Lance's JNI aborts, and the one definition of what
  * compaction writes. Lance 0.39 aborts the JVM when Java reads the transaction of an index build or of a branch's
- * first (Clone) version, so those are recognised first — an index build by its index list differing from the
- * previous version's, a fork by the branch's recorded parent version — and their transactions are never read.
+ * first (Clone) version, so those are recognised first — an index build by an index its predecessor lacks (or a
+ * renewed uuid over the same fragments), a fork by the branch's recorded parent version — and never read.
  */
 public final class TableHistory {
     /** The compaction every maintenance path runs: default fragment size, deletions materialised past 10%. */
@@ -38,8 +38,8 @@ public final class TableHistory {
 
     /**
      * The operation of every version in {@code (after, upTo]} of {@code ref}; {@code latest} is opened at
-     * {@code upTo}. An index build is recognised without reading it: its index names differ from the previous
-     * version's, or (a rebuild under the same name, as optimize does) an index uuid changed while no fragment did —
+     * {@code upTo}. An index build is recognised without reading it: it adds an index name the previous
+     * version lacked, or (a rebuild under the same name, as optimize does) an index uuid changed while no fragment did —
      * a Rewrite also renews the uuids of the indexes it remaps, but it changes fragments and its transaction is
      * readable. Uuids come from the manifest, so only on local roots.
      */
@@ -65,22 +65,10 @@ public final class TableHistory {
     /** The identity of the transaction that made {@code version}; empty for an index build or a fork (never read). */
     static java.util.Optional<TransactionIdentity> identityAt(TableRef ref, java.util.function.LongFunction<Dataset> open,
                                                              long version, OptionalLong forkVersion) {
-        if (forkVersion.isPresent() && version == forkVersion.getAsLong()) {
-            return java.util.Optional.empty();
-        }
-        // Only a version that adds an index, or renews one over the same fragments, is taken for a build: a
-        // restore that drops the indexes of a rolled-back build is a readable Restore (recovery looks for its own).
-        State previous = version <= 1 ? State.NONE : state(ref, open, version - 1);
-        State current = state(ref, open, version);
-        boolean adds = !previous.names().containsAll(current.names());
-        boolean renews = current.names().equals(previous.names()) && !current.uuids().equals(previous.uuids())
-                && current.fragments().equals(previous.fragments());
-        if (adds || renews) {
-            return java.util.Optional.empty();
-        }
-        try (Dataset at = open.apply(version)) {
-            return at.readTransaction().map(t -> new TransactionIdentity(t.readVersion(), t.uuid()));
-        }
+        return walk(ref, open, version - 1, version, forkVersion,
+                (at, tx) -> tx.map(t -> new TransactionIdentity(t.readVersion(), t.uuid())),
+                at -> java.util.Optional.<TransactionIdentity>empty(), at -> java.util.Optional.<TransactionIdentity>empty())
+                .get(0);
     }
 
     /** The one walk over versions that never reads a transaction Lance would abort on. */
@@ -94,8 +82,7 @@ public final class TableHistory {
             State current = state(ref, open, version);
             if (forkVersion.isPresent() && version == forkVersion.getAsLong()) {
                 out.add(clone.apply(version));
-            } else if (!current.names().equals(previous.names())
-                    || (!current.uuids().equals(previous.uuids()) && current.fragments().equals(previous.fragments()))) {
+            } else if (current.buildsAnIndexOver(previous)) {
                 out.add(indexBuild.apply(version));
             } else {
                 try (Dataset at = open.apply(version)) {
@@ -110,6 +97,17 @@ public final class TableHistory {
     /** What tells an index build apart: index names, their uuids (empty when unknown) and the fragments. */
     private record State(List<String> names, Map<String, String> uuids, List<FragmentMetadata> fragments) {
         static final State NONE = new State(List.of(), Map.of(), List.of());
+
+        /**
+         * An index build adds an index, or renews one's uuid over the same fragments. A version that only drops
+         * indexes (a restore rolling a build back) is a readable Restore.
+         */
+        boolean buildsAnIndexOver(State previous) {
+            boolean adds = !previous.names().containsAll(names);
+            boolean renews = names.equals(previous.names()) && !uuids.equals(previous.uuids())
+                    && fragments.equals(previous.fragments());
+            return adds || renews;
+        }
     }
 
     private static State state(TableRef ref, java.util.function.LongFunction<Dataset> open, long version) {
