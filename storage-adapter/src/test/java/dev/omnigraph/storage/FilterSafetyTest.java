@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
 import dev.omnigraph.storage.error.ValidationError;
-import dev.omnigraph.storage.testing.StorageFixture;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -18,38 +16,27 @@ import java.util.stream.IntStream;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Filters on real Lance datasets: text the JNI layer used to misread works, and filters that used to overflow the
  * storage thread's stack (SIGSEGV) or never finish are refused by {@link FilterBounds} before native code sees them.
  */
-class FilterSafetyTest {
+class FilterSafetyTest extends LanceStorageTestBase {
     static final Schema ITEMS = new Schema(List.of(Field.notNullable("id", new ArrowType.Utf8()),
             Field.nullable("tag", new ArrowType.Utf8()), Field.nullable("tAg", new ArrowType.Utf8())));
     static final String EMOJI = "emoji \uD83D\uDE00";
 
-    @TempDir
-    Path dir;
-    LanceTableStorage storage;
     TableSnapshot items;
 
     @BeforeEach
-    void open() {
-        storage = StorageFixture.newTableStorage();
+    void createItems() {
         TableSnapshot empty = storage.create(dir.resolve("items").toString(), ITEMS).block();
         List<Map<String, Object>> rows = List.of(Map.of("id", "a", "tag", "x", "tAg", "y"),
                 Map.of("id", "b", "tag", "y", "tAg", "x"), Map.of("id", EMOJI, "tag", "it's", "tAg", "\uD83D\uDE80"));
         storage.commitStaged(storage.stageAppend(empty, rows, Map.of()).block()).block();
         items = storage.open(empty.ref(), java.util.OptionalLong.empty()).block();
-    }
-
-    @AfterEach
-    void close() {
-        storage.close();
     }
 
     private List<String> ids(String filter) {

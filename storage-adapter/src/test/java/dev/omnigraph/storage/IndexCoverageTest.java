@@ -4,37 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.omnigraph.storage.error.StorageFault;
-import dev.omnigraph.storage.testing.StorageFixture;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Index coverage read from the manifest's index section, on a real Lance table: an index covers the fragments it
  * was built from, an append or a compaction of unindexed fragments leaves it partial, a rebuild covers them all;
  * and the fragment comparison that proves versions changed no data.
  */
-class IndexCoverageTest {
+class IndexCoverageTest extends LanceStorageTestBase {
     static final IndexSpec ID = new IndexSpec("og_btree_id", "id", IndexSpec.Kind.BTREE, 0);
-
-    @TempDir
-    Path dir;
-    LanceTableStorage storage;
-
-    @BeforeEach
-    void open() {
-        storage = StorageFixture.newTableStorage();
-    }
-
-    @AfterEach
-    void close() {
-        storage.close();
-    }
 
     long append(TableRef ref, int from, int to) {
         TableSnapshot base = storage.open(ref, OptionalLong.empty()).block();

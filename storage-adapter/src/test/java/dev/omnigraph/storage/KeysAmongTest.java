@@ -5,38 +5,19 @@ import static dev.omnigraph.storage.LanceTableStorageTest.people;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.omnigraph.storage.testing.StorageFixture;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code keysAmong}: the key-only scan answers exactly what a projected row scan matched in memory answers, at the
  * snapshot's own version (rows deleted or appended later do not count), across several scanned batches.
  */
-class KeysAmongTest {
+class KeysAmongTest extends LanceStorageTestBase {
     static final int ROWS = 40_000; // more than two batches of the key scan
-
-    @TempDir
-    Path dir;
-    LanceTableStorage storage;
-
-    @BeforeEach
-    void open() {
-        storage = StorageFixture.newTableStorage();
-    }
-
-    @AfterEach
-    void close() {
-        storage.close();
-    }
 
     private Set<String> byRowScan(TableSnapshot at, Set<String> wanted) {
         return storage.scan(at, ScanRequest.all().withColumns(java.util.List.of("id"))).flatMapIterable(RowBatch::rows)

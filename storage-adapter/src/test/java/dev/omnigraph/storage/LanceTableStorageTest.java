@@ -8,8 +8,6 @@ import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.CommitConflict;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.error.ValidationError;
-import dev.omnigraph.storage.testing.StorageFixture;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -28,15 +26,12 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
 /** Every staged primitive of the seam, on real Lance datasets in a temp directory. */
-class LanceTableStorageTest {
+class LanceTableStorageTest extends LanceStorageTestBase {
     static final Schema PEOPLE = new Schema(List.of(
             new Field("id", FieldType.notNullable(new ArrowType.Utf8()), null),
             Field.nullable("age", new ArrowType.Int(64, true)),
@@ -48,20 +43,6 @@ class LanceTableStorageTest {
                     List.of(Field.nullable("item", new ArrowType.Utf8()))),
             new Field("embedding", FieldType.nullable(new ArrowType.FixedSizeList(3)),
                     List.of(Field.nullable("item", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE))))));
-
-    @TempDir
-    Path dir;
-    LanceTableStorage storage;
-
-    @BeforeEach
-    void open() {
-        storage = StorageFixture.newTableStorage();
-    }
-
-    @AfterEach
-    void closeChecksForLeaks() {
-        storage.close(); // throws IllegalStateException when any Arrow buffer leaked
-    }
 
     static Map<String, Object> person(String id, long age) {
         Map<String, Object> row = new HashMap<>();

@@ -2,7 +2,6 @@ package dev.omnigraph.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,29 +17,12 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Version GC of one real Lance dataset: deletion files of versions no rule keeps are found and deleted. */
-class LanceVersionGcTest {
+class LanceVersionGcTest extends LanceStorageTestBase {
     static final Schema IDS = new Schema(List.of(new Field("id", FieldType.notNullable(new ArrowType.Utf8()), null)));
     static final int FRAGMENTS = 12;
-
-    @TempDir
-    Path dir;
-    LanceTableStorage storage;
-
-    @BeforeEach
-    void open() {
-        storage = StorageFixture.newTableStorage();
-    }
-
-    @AfterEach
-    void close() {
-        storage.close();
-    }
 
     /**
      * Lance names a deletion file with its random u64 id in decimal; half of those ids do not fit a signed long. A

@@ -5,49 +5,20 @@ import static dev.omnigraph.storage.LanceTableStorageTest.people;
 import static dev.omnigraph.storage.LanceTableStorageTest.person;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.omnigraph.storage.testing.StorageFixture;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
-import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code stageUpsertAt}: the caller's row addresses replace the key scan only when the dataset is exactly the
  * snapshot they were taken at; anything else falls back to finding the rows by key. The first test proves the
  * addresses, not a scan, decided what was deleted (it hands over a deliberately different, valid address).
  */
-class StageUpsertAtTest {
-    @TempDir
-    Path dir;
-    LanceTableStorage storage;
-
-    @BeforeEach
-    void open() {
-        storage = StorageFixture.newTableStorage();
-    }
-
-    @AfterEach
-    void close() {
-        storage.close();
-    }
-
+class StageUpsertAtTest extends LanceStorageTestBase {
     /** p0..p2 appended in one commit: one fragment, p{i} at offset i. */
     private CommittedVersion threePeople() {
         TableSnapshot empty = storage.create(dir.resolve("people").toString(), PEOPLE).block();
         return storage.commitStaged(storage.stageAppend(empty, people(0, 3), Map.of()).block()).block();
-    }
-
-    /** Every row as "id=age", sorted. */
-    private List<String> ages(TableRef ref) {
-        TableSnapshot latest = storage.open(ref, OptionalLong.empty()).block();
-        return storage.scan(latest, ScanRequest.all().withColumns(List.of("id", "age"))).flatMapIterable(RowBatch::rows)
-                .collectList().block().stream()
-                .map(row -> row.get("id") + "=" + row.get("age")).sorted().collect(Collectors.toList());
     }
 
     @Test

@@ -5,7 +5,6 @@ import static dev.omnigraph.storage.LanceTableStorageTest.people;
 import static dev.omnigraph.storage.LanceTableStorageTest.person;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,36 +12,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A staged handle knows the net rows its commit adds (the writer predicts the landed row count from it and stages
  * the manifest Update before the table commit), and an upsert of a pinned snapshot writes its fragment with the
  * schema the last upsert of that table found, beside its key scan, committing it only if the schema still holds.
  */
-class StagedRowDeltaTest {
-    @TempDir
-    Path dir;
-    LanceTableStorage storage;
-
-    @BeforeEach
-    void open() {
-        storage = StorageFixture.newTableStorage();
-    }
-
-    @AfterEach
-    void close() {
-        storage.close();
-    }
-
+class StagedRowDeltaTest extends LanceStorageTestBase {
     private TableSnapshot pinned(CommittedVersion committed) {
         TableSnapshot at = committed.snapshot().orElseThrow();
         return TableSnapshot.pinned(at.ref(), at.version(), at.rowCount());
@@ -50,13 +31,6 @@ class StagedRowDeltaTest {
 
     private CommittedVersion commit(StagedHandle handle) {
         return storage.commitStaged(handle).block();
-    }
-
-    private List<String> ages(TableRef ref) {
-        TableSnapshot latest = storage.open(ref, OptionalLong.empty()).block();
-        return storage.scan(latest, ScanRequest.all().withColumns(List.of("id", "age"))).flatMapIterable(RowBatch::rows)
-                .collectList().block().stream()
-                .map(row -> row.get("id") + "=" + row.get("age")).sorted().collect(Collectors.toList());
     }
 
     private long dataFiles(String table) throws IOException {
