@@ -1,73 +1,43 @@
 package dev.omnigraph.engine;
 
-import dev.omnigraph.engine.branch.BranchControl;
 import dev.omnigraph.engine.branch.BranchResult;
-
 import dev.omnigraph.engine.diff.ChangeLimits;
 import dev.omnigraph.engine.diff.Changes;
 import dev.omnigraph.engine.gate.Gates;
 import dev.omnigraph.engine.load.LoadMode;
-import dev.omnigraph.engine.load.Loader;
-import dev.omnigraph.engine.load.NdjsonReader;
-import dev.omnigraph.engine.mutation.MutationWriter;
-import dev.omnigraph.engine.query.BoundParams;
-import dev.omnigraph.engine.query.CompiledQuery;
-import dev.omnigraph.engine.query.MutationPlan;
-import dev.omnigraph.engine.query.QueryCompiler;
-import dev.omnigraph.engine.query.ReadPlan;
-import dev.omnigraph.engine.read.GraphExporter;
-import dev.omnigraph.engine.read.QueryExecutor;
-import dev.omnigraph.engine.read.QueryLimits;
-import dev.omnigraph.engine.read.QueryResult;
-import dev.omnigraph.engine.schema.Catalog;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.Map;
-import dev.omnigraph.engine.write.IdempotencyIndex;
-import dev.omnigraph.engine.write.IdempotencySettings;
-import dev.omnigraph.engine.write.RecoveryCoordinator;
 import dev.omnigraph.engine.maintain.OptimizeResult;
 import dev.omnigraph.engine.maintain.Optimizer;
 import dev.omnigraph.engine.maintain.Repair;
+import dev.omnigraph.engine.read.QueryLimits;
+import dev.omnigraph.engine.schema.Catalog;
+import dev.omnigraph.engine.schema.NodeTable;
+import dev.omnigraph.engine.write.IdempotencyIndex;
+import dev.omnigraph.engine.write.IdempotencySettings;
 import dev.omnigraph.engine.write.WriteContext;
-import dev.omnigraph.recovery.RecoveryAudit;
-import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.engine.write.WriteLimits;
 import dev.omnigraph.engine.write.WriteOutcome;
+import dev.omnigraph.recovery.RecoveryAudit;
+import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.recovery.SidecarStore;
 import dev.omnigraph.storage.Failpoints;
-import dev.omnigraph.storage.WriterFence;
-import dev.omnigraph.storage.lease.LeaseSettings;
-import dev.omnigraph.storage.lease.WriterTenure;
-import dev.omnigraph.storage.manifest.ManifestFence;
-import java.nio.ByteBuffer;
-import reactor.core.scheduler.Schedulers;
-import dev.omnigraph.engine.schema.CatalogTable;
-import dev.omnigraph.engine.schema.NodeTable;
-import dev.omnigraph.engine.schema.SchemaCompiler;
-import dev.omnigraph.engine.schema.SchemaIr;
 import dev.omnigraph.storage.ObjectStore;
-import dev.omnigraph.storage.Ulid;
-import dev.omnigraph.storage.ValidText;
+import dev.omnigraph.storage.WriterFence;
 import dev.omnigraph.storage.error.BadRequest;
-import dev.omnigraph.storage.error.Conflict;
 import dev.omnigraph.storage.error.LeaseLost;
 import dev.omnigraph.storage.error.NotFound;
-import dev.omnigraph.storage.error.StorageFault;
+import dev.omnigraph.storage.lease.LeaseSettings;
+import dev.omnigraph.storage.lease.WriterTenure;
 import dev.omnigraph.storage.manifest.BranchIdentity;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import dev.omnigraph.storage.manifest.GraphCommit;
 import dev.omnigraph.storage.manifest.ManifestBatchPublisher;
-import dev.omnigraph.storage.manifest.ManifestState;
 import dev.omnigraph.storage.manifest.ManifestStore;
-import dev.omnigraph.storage.manifest.TableEntry;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import dev.omnigraph.storage.root.GraphRoot;
-import java.util.ArrayList;
-import java.util.HashSet;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import reactor.core.publisher.Flux;
@@ -86,13 +56,9 @@ public final class Omnigraph implements AutoCloseable {
     private final ObjectStore files;
     private final ManifestStore manifest;
     private final ManifestBatchPublisher publisher;
-    /** The accepted schema; replaced when this handle applies a schema change. */
-    private volatile SchemaFiles.Accepted schema;
-    /** The main manifest version {@link #schema} is known current at (see {@link LiveSchemas}). */
-    private volatile long schemaVersion;
+    /** The accepted schema and the main version it is current at; replaced by a schema change. */
+    private final HandleSchema schema;
     private final Failpoints failpoints = Failpoints.fromEnvironment();
-    /** BM25 corpus statistics per table version, shared by this graph's queries. */
-    private final dev.omnigraph.engine.read.search.CorpusCache corpusStats = new dev.omnigraph.engine.read.search.CorpusCache();
     private final SidecarStore sidecars;
     private volatile WriteLimits limits = WriteLimits.DEFAULT;
     private volatile QueryLimits queryLimits = QueryLimits.DEFAULT;
@@ -101,9 +67,13 @@ public final class Omnigraph implements AutoCloseable {
     /** Set on a follower (read-only because another process holds the root): that process, for write refusals. */
     private volatile String writerElsewhere;
     private volatile IdempotencySettings idempotency = IdempotencySettings.fromEnvironment();
+    private final GraphReads reads;
+    private final GraphWrites writes;
+    private final GraphBranching branching;
+    private final GraphUpkeep upkeep;
 
-    private Omnigraph(GraphRoot root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
-                      SchemaFiles.Accepted schema, WriterTenure tenure) {
+    Omnigraph(GraphRoot root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
+              SchemaFiles.Accepted schema, WriterTenure tenure) {
         this.root = root;
         this.tenure = tenure;
         this.mode = mode;
@@ -111,10 +81,14 @@ public final class Omnigraph implements AutoCloseable {
         this.files = files;
         this.manifest = manifest;
         this.publisher = new ManifestBatchPublisher(manifest, tenure == null ? WriterFence.NONE : tenure);
-        this.schema = schema;
+        this.schema = new HandleSchema(root, mode, files, manifest, schema);
         // A read-write handle holds the writer tenure, so it may answer sidecar listings from the shared view.
         this.sidecars = tenure == null ? new SidecarStore(files, failpoints)
                 : SidecarStore.shared(root.uri(), files, failpoints);
+        this.reads = new GraphReads(root, services, files, manifest, this.schema, failpoints);
+        this.writes = new GraphWrites(this, this.schema);
+        this.branching = new GraphBranching(this);
+        this.upkeep = new GraphUpkeep(this);
     }
 
     // ---- init ----------------------------------------------------------------------------------------------
@@ -159,23 +133,7 @@ public final class Omnigraph implements AutoCloseable {
 
     private static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource,
                                         Failpoints failpoints, LeaseSettings lease) {
-        return Mono.defer(() -> {
-            // Compile before any I/O: a bad schema changes nothing on disk.
-            SchemaFiles.Accepted accepted = SchemaFiles.Accepted.compile(schemaSource,
-                    SchemaIr.initial(SchemaCompiler.compile(schemaSource), Ulid.next()));
-            return RootAccess.forInit(services, root).flatMap(made -> {
-                GraphRoot canonical = made.root();
-                ObjectStore files = services.objectStore(canonical);
-                ManifestStore manifest = new ManifestStore(canonical.uri(), services.tables());
-                // The writer tenure is taken once the graph exists: a failed init leaves no lock file behind.
-                return new GraphInit(services, canonical, made.created(), accepted, failpoints, files, manifest).run()
-                        .then(RootAccess.tenure(services, canonical, files, lease))
-                        .flatMap(held -> ManifestFence.establish(manifest, held)
-                                .onErrorResume(failure -> held.release().then(Mono.error(failure)))
-                                .thenReturn(new Omnigraph(canonical, OpenMode.READ_WRITE, services, files, manifest,
-                                        accepted, held).labelSchema(0)));
-            });
-        });
+        return GraphOpening.init(services, root, schemaSource, failpoints, lease);
     }
 
     // ---- open ----------------------------------------------------------------------------------------------
@@ -240,127 +198,18 @@ public final class Omnigraph implements AutoCloseable {
 
     private static Mono<Omnigraph> open(StorageServices services, GraphRoot root, OpenMode mode, LeaseSettings lease,
                                         boolean follow) {
-        return RootAccess.forOpen(services, root, mode).flatMap(prepared -> {
-            GraphRoot canonical = prepared.root();
-            ObjectStore files = services.objectStore(canonical);
-            if (mode != OpenMode.READ_WRITE) {
-                return open(services, canonical, mode, files, null);
-            }
-            Mono<WriterTenure> tenure = RootAccess.tenure(services, canonical, files, lease);
-            if (!follow) {
-                return tenure.flatMap(held -> open(services, canonical, mode, files, held));
-            }
-            // Only a refusal of the tenure itself makes a follower: every other conflict is the open's own.
-            return tenure.<Object>map(held -> held)
-                    .onErrorResume(Conflict.class, refused -> Mono.just(refused))
-                    .flatMap(taken -> taken instanceof WriterTenure held ? open(services, canonical, mode, files, held)
-                            : open(services, canonical, OpenMode.READ_ONLY, files, null)
-                                    .doOnNext(graph -> graph.writerElsewhere = ((Conflict) taken).getMessage()));
-        });
+        return GraphOpening.open(services, root, mode, lease, follow);
     }
-
-    /** The open itself, once a read-write open holds the root ({@code tenure}; null when read-only). */
-    private static Mono<Omnigraph> open(StorageServices services, GraphRoot canonical, OpenMode mode, ObjectStore files,
-                                        WriterTenure tenure) {
-        ManifestStore manifest = new ManifestStore(canonical.uri(), services.tables());
-        // A read-write open first finishes or undoes an interrupted schema apply: until then the contract
-        // files and the manifest may disagree.
-        Mono<Void> schemaRecovery = mode == OpenMode.READ_WRITE
-                ? manifest.load(GraphBranches.MAIN).onErrorResume(NotFound.class, missing -> Mono.empty())
-                        .flatMap(found -> SchemaEvolution.recover(services, canonical.uri(), files, manifest, tenure))
-                : Mono.empty();
-        // A lease holder fences the manifest before anything publishes or rolls back (the sweep included).
-        Mono<Void> fenced = tenure == null ? Mono.empty() : ManifestFence.establish(manifest, tenure);
-        Mono<Omnigraph> opened = fenced.then(schemaRecovery).then(manifest.load(GraphBranches.MAIN))
-                .onErrorResume(NotFound.class, missing -> explainMissingManifest(files, canonical, missing))
-                .flatMap(state -> SchemaFiles.read(files).map(accepted -> {
-                    requireRegistrationsMatch(canonical, accepted.catalog(), state);
-                    return new Omnigraph(canonical, mode, services, files, manifest, accepted, tenure)
-                            .labelSchema(state.manifestVersion());
-                }).onErrorResume(StorageFault.class, mismatch -> SchemaEvolution.explainInterrupted(files, mismatch)))
-                // A read-write open resolves every pending sidecar before anything else may write.
-                .flatMap(graph -> mode == OpenMode.READ_WRITE
-                        ? new RecoveryCoordinator(graph.writeContext()).sweep().thenReturn(graph)
-                        : Mono.just(graph));
-        if (tenure == null) {
-            return opened;
-        }
-        // A failed or abandoned open gives its share of the tenure back.
-        return opened.onErrorResume(failure -> tenure.release().then(Mono.error(failure)))
-                .doOnCancel(() -> tenure.release().subscribe());
-    }
-
-    /** A root without a manifest is either not a graph or the remains of an interrupted init. */
-    private static Mono<ManifestState> explainMissingManifest(ObjectStore files, GraphRoot root, NotFound missing) {
-        return Mono.zip(files.exists(INIT_CLAIM), files.exists(SchemaFiles.SOURCE)).flatMap(found -> {
-            if (found.getT1() || found.getT2()) {
-                return Mono.error(new Conflict("the graph at " + root + " is half-initialised (an init was interrupted"
-                        + " before its manifest was written); remove the directory and run init again"));
-            }
-            return Mono.error(new NotFound("graph", root.uri(), "no graph at " + root + "; run init first"));
-        });
-    }
-
-    private static void requireRegistrationsMatch(GraphRoot root, Catalog catalog, ManifestState state) {
-        Set<String> registered = new HashSet<>();
-        for (TableEntry entry : state.liveTables()) {
-            registered.add(entry.tableKey());
-            CatalogTable table = catalog.table(entry.tableKey()).orElseThrow(() -> new StorageFault("the manifest at "
-                    + root + " registers " + entry.tableKey() + ", which the accepted schema does not declare", null));
-            if (table.typeId() != entry.stableTableId() || table.incarnationId() != entry.incarnationId()
-                    || !table.datasetPath().equals(entry.location())) {
-                throw new StorageFault("the manifest at " + root + " binds " + entry.tableKey() + " to "
-                        + entry.location() + " but the schema identity gives " + table.datasetPath(), null);
-            }
-        }
-        for (CatalogTable table : catalog.tables()) {
-            if (!registered.contains(table.tableKey())) {
-                throw new StorageFault("the schema at " + root + " declares " + table.tableKey()
-                        + " but the manifest has no table for it", null);
-            }
-        }
-    }
-
-    // ---- schema refresh ------------------------------------------------------------------------------------
 
     /** Records this handle's schema as current at main manifest version {@code mainVersion}; adopts a newer one. */
-    private Omnigraph labelSchema(long mainVersion) {
-        LiveSchemas.Labeled mine = new LiveSchemas.Labeled(mainVersion, schema);
-        synchronized (this) {
-            schemaVersion = mainVersion;
-        }
-        adoptIfNewer(LiveSchemas.offer(root.uri(), mine));
+    Omnigraph labelSchema(long mainVersion) {
+        schema.label(mainVersion);
         return this;
     }
 
-    /**
-     * Brings this handle's schema up to date before a read or write: a schema another handle of this process
-     * applied is taken from {@link LiveSchemas} (no storage call). A read-only handle also compares the contract's
-     * state file, since another process may hold the writer lock and apply a schema; a read-write handle holds the
-     * lock, so no other process can. A contract caught half-promoted keeps the schema this handle had.
-     */
-    private Mono<Void> refreshed() {
-        return Mono.defer(() -> {
-            LiveSchemas.newest(root.uri()).ifPresent(this::adoptIfNewer);
-            if (mode == OpenMode.READ_WRITE) {
-                return Mono.empty();
-            }
-            SchemaFiles.Accepted mine = schema;
-            return files.get(SchemaFiles.STATE).flatMap(bytes -> bytes.isPresent() && SchemaFiles.describes(bytes.get(), mine)
-                    ? Mono.<Void>empty()
-                    : manifest.latest(GraphBranches.MAIN).zipWith(SchemaFiles.read(files))
-                            .doOnNext(read -> adoptIfNewer(LiveSchemas.offer(root.uri(),
-                                    new LiveSchemas.Labeled(read.getT1().version(), read.getT2()))))
-                            .onErrorResume(StorageFault.class, halfPromoted -> Mono.empty())
-                            .then());
-        });
-    }
-
-    private synchronized void adoptIfNewer(LiveSchemas.Labeled newest) {
-        if (newest.mainVersion() > schemaVersion && LiveSchemas.sameGraph(newest, new LiveSchemas.Labeled(schemaVersion, schema))) {
-            schema = newest.accepted();
-            schemaVersion = newest.mainVersion();
-        }
+    /** Makes this handle a follower: read-only because {@code holder} (another process) holds the root. */
+    void followWriterElsewhere(String holder) {
+        writerElsewhere = holder;
     }
 
     // ---- reads ---------------------------------------------------------------------------------------------
@@ -409,55 +258,17 @@ public final class Omnigraph implements AutoCloseable {
 
     /** The compiled schema the graph was opened with (types, properties, keys). */
     public Catalog catalog() {
-        return schema.catalog();
+        return schema.current().catalog();
     }
 
     /** The accepted {@code .pg} source of the graph's schema. */
     public String schemaSource() {
-        return schema.source();
+        return schema.current().source();
     }
 
     /** Resolves a read target to one pinned manifest state (and the commit it stands for). */
     public Mono<GraphSnapshot> snapshot(ReadTarget target) {
-        return Mono.defer(() -> {
-            requireValidText(target);
-            return snapshotOf(target);
-        });
-    }
-
-    /** Branch names and commit ids are refused as a BadRequest naming them when they are not valid text. */
-    private static void requireValidText(ReadTarget target) {
-        if (target instanceof ReadTarget.Commit commit) ValidText.require("commit id", commit.commitId());
-        else ValidText.require("branch", ((ReadTarget.Branch) target).name());
-    }
-
-    private static void requireValidText(String branch, Optional<String> actorId, Optional<String> ifGraphCommit) {
-        ValidText.require("branch", branch);
-        actorId.ifPresent(actor -> ValidText.require("actor id", actor));
-        ifGraphCommit.ifPresent(commit -> ValidText.require("expected graph commit id", commit));
-    }
-
-    private Mono<GraphSnapshot> snapshotOf(ReadTarget target) {
-        if (target instanceof ReadTarget.Commit commit) {
-            return manifest.commit(commit.commitId()).flatMap(found ->
-                    manifest.loadAt(found.branchName(), found.manifestVersion())
-                            .map(state -> toSnapshot(state, Optional.of(found.id()))));
-        }
-        String branch = ((ReadTarget.Branch) target).name();
-        // One manifest load: the effective head is the branch's own head, or the one it inherited at its fork.
-        return manifest.load(branch).zipWith(manifest.branchIdentity(branch), (state, identity) -> toSnapshot(state,
-                state.head().or(() -> Optional.ofNullable(state.heads().get(identity.parent().orElse(GraphBranches.MAIN))))));
-    }
-
-    private GraphSnapshot toSnapshot(ManifestState state, Optional<String> commitId) {
-        List<TableInfo> tables = new ArrayList<>();
-        for (TableEntry entry : state.liveTables()) {
-            String kind = entry.tableKey().substring(0, entry.tableKey().indexOf(':'));
-            String typeName = entry.tableKey().substring(entry.tableKey().indexOf(':') + 1);
-            tables.add(new TableInfo(entry.tableKey(), typeName, kind, entry.location(), entry.version(),
-                    entry.lanceBranch(), entry.rowCount()));
-        }
-        return new GraphSnapshot(state.branch(), state.manifestVersion(), commitId, List.copyOf(tables), state);
+        return reads.snapshot(target);
     }
 
     /**
@@ -474,46 +285,12 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<QueryOutput> query(ReadTarget target, String source, String queryName, Map<String, Object> params,
                                    QueryLimits limits) {
-        return refreshed().then(Mono.defer(() -> {
-            Catalog live = catalog();
-            // A head read fails fast on a bad query; time travel compiles against the schema of its commit.
-            Optional<CompiledQuery> early = target instanceof ReadTarget.Branch
-                    ? Optional.of(compileRead(source, queryName, live)) : Optional.empty();
-            Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-            return snapshot(target).flatMap(snapshot -> catalogOf(target, snapshot, live).map(catalog -> {
-                CompiledQuery compiled = early.filter(q -> catalog == live)
-                        .orElseGet(() -> compileRead(source, queryName, catalog));
-                ReadPlan plan = (ReadPlan) compiled;
-                BoundParams bound = compiled.bind(params);
-                QueryResult result = new QueryExecutor(services.tables(), root.uri(), catalog, failpoints, corpusStats)
-                        .execute(plan, bound, snapshot.manifest(), now, limits);
-                List<QueryOutput.Column> columns = result.columns().stream()
-                        .map(column -> new QueryOutput.Column(column.name(), column.type())).toList();
-                return new QueryOutput(queryName, snapshot.graphCommitId(), columns, result.rows());
-            }));
-        }));
-    }
-
-    private static CompiledQuery compileRead(String source, String queryName, Catalog catalog) {
-        CompiledQuery compiled = QueryCompiler.compile(source, queryName, catalog);
-        if (!(compiled instanceof ReadPlan)) {
-            throw new BadRequest("query '" + queryName + "' is a mutation; run it with mutate(), not query()");
-        }
-        return compiled;
-    }
-
-    /** The catalog a snapshot was written under: the live one, or for a commit of main the one of its time. */
-    private Mono<Catalog> catalogOf(ReadTarget target, GraphSnapshot snapshot, Catalog live) {
-        if (target instanceof ReadTarget.Branch || !snapshot.branch().equals(GraphBranches.MAIN)) {
-            return Mono.just(live);
-        }
-        return dev.omnigraph.engine.evolve.SchemaHistory.catalogAt(files, manifest, snapshot.manifestVersion(), live);
+        return reads.query(target, source, queryName, params, limits);
     }
 
     /** The graph at {@code target} as NDJSON lines in the load format (nodes first, then edges). */
     public Flux<String> export(ReadTarget target, Set<String> typeNames) {
-        return refreshed().then(snapshot(target)).flatMapMany(snapshot ->
-                new GraphExporter(services.tables(), root.uri(), catalog()).export(snapshot.manifest(), typeNames));
+        return reads.export(target, typeNames);
     }
 
     /**
@@ -522,25 +299,17 @@ public final class Omnigraph implements AutoCloseable {
      * type or a property that is not a Blob.
      */
     public Mono<byte[]> blob(ReadTarget target, String typeName, String id, String property) {
-        return refreshed().then(snapshot(target)).flatMap(snapshot ->
-                new dev.omnigraph.engine.read.BlobReader(services.tables(), root.uri(), catalog())
-                        .read(snapshot.manifest(), typeName, id, property));
+        return reads.blob(target, typeName, id, property);
     }
 
     /** Commits visible on {@code branch}, newest first (a branch also shows the history it forked from). */
     public Flux<GraphCommit> commits(String branch) {
-        return Flux.defer(() -> {
-            ValidText.require("branch", branch);
-            return manifest.commits(branch);
-        });
+        return reads.commits(branch);
     }
 
     /** Commit {@code commitId}; {@code NotFound} when the graph has no such commit. */
     public Mono<GraphCommit> commit(String commitId) {
-        return Mono.defer(() -> {
-            ValidText.require("commit id", commitId);
-            return manifest.commit(commitId);
-        });
+        return reads.commit(commitId);
     }
 
     /** Commit diffs, the change feed and the row-delta engine, over this handle's storage and schema. */
@@ -550,8 +319,7 @@ public final class Omnigraph implements AutoCloseable {
 
     /** {@link #changes()} with other page bounds. */
     public Changes changes(ChangeLimits limits) {
-        return new Changes(manifest, services.tables(), catalog(), branch -> snapshot(ReadTarget.branch(branch))
-                .map(s -> new Changes.BranchHead(s.manifest(), s.graphCommitId())), limits);
+        return reads.changes(limits);
     }
 
     /** Graph branches with their identities, main first. */
@@ -564,18 +332,12 @@ public final class Omnigraph implements AutoCloseable {
      * copied; the branch reads every table through the pins it inherited until its first write to that table.
      */
     public Mono<BranchResult.Created> createBranch(String name, Optional<String> from) {
-        return Mono.defer(() -> {
-            requireWritable("branch create");
-            return new BranchControl(writeContext()).create(name, from);
-        });
+        return branching.create(name, from);
     }
 
     /** Deletes branch {@code name} (never main, never a branch others still fork from). */
     public Mono<BranchResult.Deleted> deleteBranch(String name) {
-        return Mono.defer(() -> {
-            requireWritable("branch delete");
-            return new BranchControl(writeContext()).delete(name);
-        });
+        return branching.delete(name);
     }
 
     /**
@@ -585,14 +347,7 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<dev.omnigraph.engine.merge.MergeResult> mergeBranch(String source, String target, boolean deleteSource,
                                                                    Optional<String> actorId) {
-        return Mono.defer(() -> {
-            requireValidText(source, actorId, Optional.empty());
-            requireValidText(target, Optional.empty(), Optional.empty());
-            requireWritable("branch merge");
-            dev.omnigraph.engine.merge.BranchMerge merge = new dev.omnigraph.engine.merge.BranchMerge(writeContext());
-            return deleteSource ? merge.mergeThenDelete(source, target, actorId, this::deleteBranch)
-                    : merge.merge(source, target, actorId);
-        });
+        return branching.merge(source, target, deleteSource, actorId);
     }
 
     /**
@@ -600,18 +355,7 @@ public final class Omnigraph implements AutoCloseable {
      * Without {@code from} the branch must already exist.
      */
     public Mono<Boolean> ensureBranch(String branch, Optional<String> from) {
-        if (from.isEmpty() || GraphBranches.MAIN.equals(branch)) {
-            return Mono.just(false);
-        }
-        return Mono.defer(() -> {
-            ValidText.require("branch", branch);
-            return manifest.branches().flatMap(live -> live.stream().anyMatch(b -> b.name().equals(branch))
-                    ? Mono.just(false)
-                    : createBranch(branch, from).thenReturn(true)
-                            // Lost a race with another creator of the same name: it exists now, which is all we need.
-                            .onErrorResume(Conflict.class, exists -> manifest.branchIdentity(branch)
-                                    .thenReturn(false)));
-        });
+        return branching.ensure(branch, from);
     }
 
     // ---- writes --------------------------------------------------------------------------------------------
@@ -622,48 +366,17 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<WriteOutcome> mutate(String branch, String source, String queryName, Map<String, Object> params,
                                      WriteOptions options) {
-        return refreshed().then(Mono.defer(() -> {
-            requireValidText(branch, options.actorId(), options.ifGraphCommit());
-            requireWritable("mutation");
-            Optional<String> key = options.idempotencyKey().map(IdempotencyKeys::valid);
-            CompiledQuery compiled = QueryCompiler.compile(source, queryName, catalog());
-            if (!(compiled instanceof MutationPlan plan)) {
-                throw new BadRequest("query '" + queryName + "' is a read query; run it with query(), not mutate()");
-            }
-            BoundParams bound = compiled.bind(params);
-            Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-            return new MutationWriter(writeContext()).execute(branch, plan, bound, now, options.actorId(),
-                    options.ifGraphCommit(), key.map(k -> IdempotencyKeys.mutation(k, branch, source, queryName,
-                            bound, options.ifGraphCommit())));
-        }));
+        return writes.mutate(branch, source, queryName, params, options);
     }
 
     /** Loads NDJSON bytes (streamed, never buffered whole) into {@code branch} as one commit. */
     public Mono<WriteOutcome> load(String branch, LoadMode mode, Flux<ByteBuffer> ndjson, LoadOptions options) {
-        return refreshed().then(Mono.defer(() -> {
-            requireValidText(branch, options.actorId(), options.ifGraphCommit());
-            requireWritable("load");
-            Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
-            NdjsonReader reader = new NdjsonReader(catalog());
-            Flux<ByteBuffer> input = hash.map(h -> ndjson.doOnNext(h::update)).orElse(ndjson);
-            return new Loader(writeContext()).load(branch, mode, reader.read(input, Schedulers.parallel()),
-                    options.overwriteTypes(), options.actorId(), options.ifGraphCommit(),
-                    hash.map(h -> h::request));
-        }));
+        return writes.load(branch, mode, ndjson, options);
     }
 
     /** Loads an NDJSON file (read on the storage scheduler) into {@code branch} as one commit. */
     public Mono<WriteOutcome> load(String branch, LoadMode mode, Path ndjsonFile, LoadOptions options) {
-        return refreshed().then(Mono.defer(() -> {
-            requireValidText(branch, options.actorId(), options.ifGraphCommit());
-            requireWritable("load");
-            Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
-            NdjsonReader reader = new NdjsonReader(catalog());
-            Flux<dev.omnigraph.engine.load.LoadRecord> records = reader.read(ndjsonFile,
-                    services.scheduler().scheduler(), chunk -> hash.ifPresent(h -> h.update(chunk)));
-            return new Loader(writeContext()).load(branch, mode, records, options.overwriteTypes(), options.actorId(),
-                    options.ifGraphCommit(), hash.map(h -> h::request));
-        }));
+        return writes.load(branch, mode, ndjsonFile, options);
     }
 
     /**
@@ -671,11 +384,7 @@ public final class Omnigraph implements AutoCloseable {
      * commit, or none when nothing is missing). On a graph branch, tables it still inherits are forked first.
      */
     public Mono<dev.omnigraph.engine.index.EnsureResult> ensureIndexes(String branch, Optional<String> actorId) {
-        return Mono.defer(() -> {
-            requireValidText(branch, actorId, Optional.empty());
-            requireWritable("index ensure");
-            return new dev.omnigraph.engine.index.IndexEnsurer(writeContext()).ensure(branch, actorId);
-        });
+        return writes.ensureIndexes(branch, actorId);
     }
 
     /** The recovery audit log: one record per sidecar recovery ever finished on this graph, oldest first. */
@@ -689,15 +398,7 @@ public final class Omnigraph implements AutoCloseable {
      * {@code force} too, every other drift ahead of its pin. Never rewrites table data.
      */
     public Mono<List<Repair.Drift>> repair(boolean confirm, boolean force) {
-        return Mono.defer(() -> {
-            if (force && !confirm) {
-                throw new dev.omnigraph.storage.error.BadRequest("repair --force needs --confirm");
-            }
-            if (confirm) {
-                requireWritable("repair --confirm");
-            }
-            return new Repair(writeContext()).run(confirm, force);
-        });
+        return upkeep.repair(confirm, force);
     }
 
     /** Optimizes main: {@link #optimize(String, Optional)}. */
@@ -711,11 +412,7 @@ public final class Omnigraph implements AutoCloseable {
      * indexed are left alone and tables with uncovered drift are skipped and reported.
      */
     public Mono<OptimizeResult> optimize(String branch, Optional<String> actor) {
-        return Mono.defer(() -> {
-            requireWritable("optimize");
-            actor.ifPresent(id -> ValidText.require("actor id", id));
-            return new Optimizer(writeContext()).run(branch, actor);
-        });
+        return upkeep.optimize(branch, actor);
     }
 
     /**
@@ -723,17 +420,7 @@ public final class Omnigraph implements AutoCloseable {
      * reports what would go. Deleting needs a read-write handle.
      */
     public Mono<dev.omnigraph.engine.cleanup.CleanupReport> cleanup(dev.omnigraph.engine.cleanup.CleanupOptions options) {
-        return Mono.defer(() -> {
-            // Version GC walks the dataset directories (file times, listings): local roots only, refused before any effect.
-            if (root instanceof GraphRoot.S3) {
-                throw new BadRequest("cleanup: version cleanup supports graph roots on the local filesystem only, not "
-                        + root.displayUri());
-            }
-            if (options.confirm()) {
-                requireWritable("cleanup --confirm");
-            }
-            return new dev.omnigraph.engine.cleanup.Cleanup(writeContext()).run(options);
-        });
+        return upkeep.cleanup(options);
     }
 
     /** The failpoints of this handle (armed from the environment; tests arm more). */
@@ -786,7 +473,7 @@ public final class Omnigraph implements AutoCloseable {
 
     /** The plan from the accepted schema to {@code source}, against main's current data; changes nothing. */
     public Mono<dev.omnigraph.engine.evolve.SchemaPlan> planSchema(String source) {
-        return refreshed().then(Mono.defer(() -> SchemaEvolution.applier(writeContext(), files, schema).plan(source)));
+        return writes.planSchema(source);
     }
 
     /**
@@ -795,23 +482,13 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<dev.omnigraph.engine.evolve.SchemaApplyResult> applySchema(String source, boolean allowDataLoss,
                                                                           Optional<String> actorId) {
-        return refreshed().then(Mono.defer(() -> {
-            requireWritable("schema apply");
-            return SchemaEvolution.applier(writeContext(), files, schema).apply(source, allowDataLoss, actorId)
-                    .flatMap(result -> result.applied()
-                            ? SchemaFiles.read(files).doOnNext(live -> {
-                                synchronized (this) {
-                                    this.schema = live;
-                                }
-                                labelSchema(result.commit().orElseThrow().manifestVersion());
-                            }).thenReturn(result)
-                            : Mono.just(result));
-        }));
+        return writes.applySchema(source, allowDataLoss, actorId);
     }
 
     WriteContext writeContext() {
-        return new WriteContext(root.uri(), catalog(), schema.state().schemaIrHash(),
-                schema.state().schemaIdentityDomain(), services.tables(), manifest, publisher, sidecars, gates(),
+        SchemaFiles.Accepted accepted = schema.current();
+        return new WriteContext(root.uri(), accepted.catalog(), accepted.state().schemaIrHash(),
+                accepted.state().schemaIdentityDomain(), services.tables(), manifest, publisher, sidecars, gates(),
                 failpoints, limits, idempotency);
     }
 
@@ -857,7 +534,7 @@ public final class Omnigraph implements AutoCloseable {
     }
 
     Optional<NodeTable> nodeTable(String typeName) {
-        return schema.catalog().node(typeName);
+        return schema.current().catalog().node(typeName);
     }
 
     static long nowMicros() {

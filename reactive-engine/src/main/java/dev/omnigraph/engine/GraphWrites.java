@@ -1,0 +1,120 @@
+package dev.omnigraph.engine;
+
+import dev.omnigraph.engine.evolve.SchemaApplyResult;
+import dev.omnigraph.engine.evolve.SchemaPlan;
+import dev.omnigraph.engine.index.EnsureResult;
+import dev.omnigraph.engine.index.IndexEnsurer;
+import dev.omnigraph.engine.load.LoadMode;
+import dev.omnigraph.engine.load.LoadRecord;
+import dev.omnigraph.engine.load.Loader;
+import dev.omnigraph.engine.load.NdjsonReader;
+import dev.omnigraph.engine.mutation.MutationWriter;
+import dev.omnigraph.engine.query.BoundParams;
+import dev.omnigraph.engine.query.CompiledQuery;
+import dev.omnigraph.engine.query.MutationPlan;
+import dev.omnigraph.engine.query.QueryCompiler;
+import dev.omnigraph.engine.write.WriteOutcome;
+import dev.omnigraph.storage.ValidText;
+import dev.omnigraph.storage.error.BadRequest;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import java.util.Optional;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The data and schema writes of an {@link Omnigraph} handle: mutations, NDJSON loads, index ensure and schema
+ * plan/apply. Each checks its input and that the handle may write before any I/O, then runs as one commit.
+ */
+final class GraphWrites {
+    private final Omnigraph graph;
+    private final HandleSchema schema;
+
+    GraphWrites(Omnigraph graph, HandleSchema schema) {
+        this.graph = graph;
+        this.schema = schema;
+    }
+
+    /** Branch names, actor ids and expected commit ids are refused as a BadRequest naming them when not valid text. */
+    static void requireValidText(String branch, Optional<String> actorId, Optional<String> ifGraphCommit) {
+        ValidText.require("branch", branch);
+        actorId.ifPresent(actor -> ValidText.require("actor id", actor));
+        ifGraphCommit.ifPresent(commit -> ValidText.require("expected graph commit id", commit));
+    }
+
+    Mono<WriteOutcome> mutate(String branch, String source, String queryName, Map<String, Object> params,
+                              WriteOptions options) {
+        return schema.refreshed().then(Mono.defer(() -> {
+            requireValidText(branch, options.actorId(), options.ifGraphCommit());
+            graph.requireWritable("mutation");
+            Optional<String> key = options.idempotencyKey().map(IdempotencyKeys::valid);
+            CompiledQuery compiled = QueryCompiler.compile(source, queryName, graph.catalog());
+            if (!(compiled instanceof MutationPlan plan)) {
+                throw new BadRequest("query '" + queryName + "' is a read query; run it with query(), not mutate()");
+            }
+            BoundParams bound = compiled.bind(params);
+            Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+            return new MutationWriter(graph.writeContext()).execute(branch, plan, bound, now, options.actorId(),
+                    options.ifGraphCommit(), key.map(k -> IdempotencyKeys.mutation(k, branch, source, queryName,
+                            bound, options.ifGraphCommit())));
+        }));
+    }
+
+    Mono<WriteOutcome> load(String branch, LoadMode mode, Flux<ByteBuffer> ndjson, LoadOptions options) {
+        return schema.refreshed().then(Mono.defer(() -> {
+            requireValidText(branch, options.actorId(), options.ifGraphCommit());
+            graph.requireWritable("load");
+            Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
+            NdjsonReader reader = new NdjsonReader(graph.catalog());
+            Flux<ByteBuffer> input = hash.map(h -> ndjson.doOnNext(h::update)).orElse(ndjson);
+            return new Loader(graph.writeContext()).load(branch, mode, reader.read(input, Schedulers.parallel()),
+                    options.overwriteTypes(), options.actorId(), options.ifGraphCommit(),
+                    hash.map(h -> h::request));
+        }));
+    }
+
+    Mono<WriteOutcome> load(String branch, LoadMode mode, Path ndjsonFile, LoadOptions options) {
+        return schema.refreshed().then(Mono.defer(() -> {
+            requireValidText(branch, options.actorId(), options.ifGraphCommit());
+            graph.requireWritable("load");
+            Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
+            NdjsonReader reader = new NdjsonReader(graph.catalog());
+            Flux<LoadRecord> records = reader.read(ndjsonFile,
+                    graph.services().scheduler().scheduler(), chunk -> hash.ifPresent(h -> h.update(chunk)));
+            return new Loader(graph.writeContext()).load(branch, mode, records, options.overwriteTypes(),
+                    options.actorId(), options.ifGraphCommit(), hash.map(h -> h::request));
+        }));
+    }
+
+    Mono<EnsureResult> ensureIndexes(String branch, Optional<String> actorId) {
+        return Mono.defer(() -> {
+            requireValidText(branch, actorId, Optional.empty());
+            graph.requireWritable("index ensure");
+            return new IndexEnsurer(graph.writeContext()).ensure(branch, actorId);
+        });
+    }
+
+    Mono<SchemaPlan> planSchema(String source) {
+        return schema.refreshed().then(Mono.defer(() ->
+                SchemaEvolution.applier(graph.writeContext(), graph.files(), schema.current()).plan(source)));
+    }
+
+    /** Applies {@code source}; once applied, the handle's schema is the new one, labelled at the apply's commit. */
+    Mono<SchemaApplyResult> applySchema(String source, boolean allowDataLoss, Optional<String> actorId) {
+        return schema.refreshed().then(Mono.defer(() -> {
+            graph.requireWritable("schema apply");
+            return SchemaEvolution.applier(graph.writeContext(), graph.files(), schema.current())
+                    .apply(source, allowDataLoss, actorId)
+                    .flatMap(result -> result.applied()
+                            ? SchemaFiles.read(graph.files()).doOnNext(live -> {
+                                schema.replace(live);
+                                schema.label(result.commit().orElseThrow().manifestVersion());
+                            }).thenReturn(result)
+                            : Mono.just(result));
+        }));
+    }
+}
