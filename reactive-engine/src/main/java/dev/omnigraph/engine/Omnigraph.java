@@ -91,7 +91,7 @@ public final class Omnigraph implements AutoCloseable {
         this.upkeep = new GraphUpkeep(this);
     }
 
-    // ---- init ----------------------------------------------------------------------------------------------
+    // ---- init -----------------------------------------------------------------------------------------------
 
     /** Creates a new graph at {@code root} with {@code schemaSource}, on the shared storage services. */
     public static Mono<Omnigraph> init(Path root, String schemaSource) {
@@ -136,7 +136,7 @@ public final class Omnigraph implements AutoCloseable {
         return GraphOpening.init(services, root, schemaSource, failpoints, lease);
     }
 
-    // ---- open ----------------------------------------------------------------------------------------------
+    // ---- open -----------------------------------------------------------------------------------------------
 
     /** Opens the graph at {@code root} in {@code mode}, on the shared storage services. */
     public static Mono<Omnigraph> open(Path root, OpenMode mode) {
@@ -212,7 +212,7 @@ public final class Omnigraph implements AutoCloseable {
         writerElsewhere = holder;
     }
 
-    // ---- reads ---------------------------------------------------------------------------------------------
+    // ---- reads ----------------------------------------------------------------------------------------------
 
     /**
      * The canonical root directory of this graph (absolute, symlinks resolved). A graph on S3 has none: use
@@ -322,6 +322,8 @@ public final class Omnigraph implements AutoCloseable {
         return reads.changes(limits);
     }
 
+    // ---- branches -------------------------------------------------------------------------------------------
+
     /** Graph branches with their identities, main first. */
     public Mono<List<BranchIdentity>> branches() {
         return manifest.branches();
@@ -358,7 +360,7 @@ public final class Omnigraph implements AutoCloseable {
         return branching.ensure(branch, from);
     }
 
-    // ---- writes --------------------------------------------------------------------------------------------
+    // ---- writes ---------------------------------------------------------------------------------------------
 
     /**
      * Runs mutation {@code queryName} of {@code source} on {@code branch} as one atomic commit. The query is
@@ -386,6 +388,8 @@ public final class Omnigraph implements AutoCloseable {
     public Mono<dev.omnigraph.engine.index.EnsureResult> ensureIndexes(String branch, Optional<String> actorId) {
         return writes.ensureIndexes(branch, actorId);
     }
+
+    // ---- maintenance ----------------------------------------------------------------------------------------
 
     /** The recovery audit log: one record per sidecar recovery ever finished on this graph, oldest first. */
     public Flux<RecoveryRecord> recoveries() {
@@ -422,6 +426,8 @@ public final class Omnigraph implements AutoCloseable {
     public Mono<dev.omnigraph.engine.cleanup.CleanupReport> cleanup(dev.omnigraph.engine.cleanup.CleanupOptions options) {
         return upkeep.cleanup(options);
     }
+
+    // ---- handle settings ------------------------------------------------------------------------------------
 
     /** The failpoints of this handle (armed from the environment; tests arm more). */
     public Failpoints failpoints() {
@@ -471,6 +477,8 @@ public final class Omnigraph implements AutoCloseable {
         return Gates.forRoot(root.uri());
     }
 
+    // ---- schema changes -------------------------------------------------------------------------------------
+
     /** The plan from the accepted schema to {@code source}, against main's current data; changes nothing. */
     public Mono<dev.omnigraph.engine.evolve.SchemaPlan> planSchema(String source) {
         return writes.planSchema(source);
@@ -501,7 +509,7 @@ public final class Omnigraph implements AutoCloseable {
         return sidecars.list();
     }
 
-    // ---- internals shared with writers ---------------------------------------------------------------------
+    // ---- internals shared with writers ----------------------------------------------------------------------
 
     StorageServices services() {
         return services;
