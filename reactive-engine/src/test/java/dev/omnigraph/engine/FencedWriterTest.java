@@ -9,46 +9,32 @@ import dev.omnigraph.storage.error.Conflict;
 import dev.omnigraph.storage.error.LeaseLost;
 import dev.omnigraph.storage.lease.LeaseSettings;
 import dev.omnigraph.storage.testing.TestClock;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two writer "processes" in one JVM: two handles on one root holding the lease object under two owners, each judging
  * expiry by its own clock. The paused holder's clock never moves, so it believes it still holds the lease; only the
  * epoch the new holder fenced the manifest with stops it.
  */
-class FencedWriterTest {
+class FencedWriterTest extends GraphRootTestBase {
     private static final Duration LEASE = Duration.ofMinutes(10);
     private static final String QUERIES = """
             query addPerson($name: String) { insert Person { name: $name } }
             query people() { match { $p: Person } return { $p.name } }
             """;
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Path root;
     TestClock clock;
 
     @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        root = dir.resolve("graph");
+    void startClock() {
         clock = TestClock.startingNow();
-    }
-
-    @AfterEach
-    void tearDown() {
-        EngineFixture.close(services);
     }
 
     private static LeaseSettings process(long pid, Clock judge) {

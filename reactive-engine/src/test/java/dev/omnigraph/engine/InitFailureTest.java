@@ -14,31 +14,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** A failed {@code init} removes exactly what it created, so the same init can simply be run again. */
-class InitFailureTest {
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Path root;
-
-    @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        root = dir.resolve("graph");
-    }
-
-    @AfterEach
-    void tearDown() {
-        EngineFixture.close(services);
-    }
-
+class InitFailureTest extends GraphRootTestBase {
     static Failpoints failing(String point) {
         return Failpoints.none().arm(point, new Failpoints.Action.Error());
     }

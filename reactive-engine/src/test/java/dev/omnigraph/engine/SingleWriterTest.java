@@ -10,21 +10,12 @@ import dev.omnigraph.storage.testing.ChildJvm;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The single-writer guard: one process at a time holds a root read-write; read-only opens never wait for it. */
-class SingleWriterTest {
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Path root;
-
+class SingleWriterTest extends GraphRootTestBase {
     /**
      * Child JVM: opens the graph read-write, says so (OPEN pid), and keeps the handle until its stdin closes; or,
      * refused because another process holds the graph, prints REFUSED and the reason and exits 3.
@@ -50,17 +41,6 @@ class SingleWriterTest {
             graph.closeAsync().block(); // a lease is given back before the JVM exits
             System.exit(0);
         }
-    }
-
-    @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        root = dir.resolve("graph");
-    }
-
-    @AfterEach
-    void tearDown() {
-        EngineFixture.close(services);
     }
 
     @Test

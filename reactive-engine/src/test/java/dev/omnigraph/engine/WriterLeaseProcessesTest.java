@@ -8,36 +8,16 @@ import dev.omnigraph.storage.testing.ChildJvm;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Real processes racing for the lease object of one root: exactly one holds it; the other is told who does. */
-class WriterLeaseProcessesTest {
+class WriterLeaseProcessesTest extends GraphRootTestBase {
     /** Child JVMs take the lease object (not the OS lock) with leases long enough never to expire in a test. */
     static final List<String> LEASE_ENV = List.of(LeaseSettings.ENV_MODE + "=object", LeaseSettings.ENV_DURATION + "=PT1H");
-
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Path root;
-
-    @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        root = dir.resolve("graph");
-    }
-
-    @AfterEach
-    void tearDown() {
-        EngineFixture.close(services);
-    }
 
     @Test
     void twoProcessesRaceExactlyOneHoldsAndAWaiterGetsTheLeaseWhenItCloses() throws Exception {
