@@ -15,30 +15,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 
 /** Bearer auth on and off, the loopback default, and a graceful shutdown with a write in flight. */
-class AuthAndShutdownTest {
-    @TempDir
-    Path dir;
-    HttpFixture http;
-
-    @BeforeEach
-    void setUp() {
-        http = new HttpFixture();
-        http.init(dir.resolve("g"));
-    }
-
-    @AfterEach
-    void tearDown() {
-        http.close();
-    }
-
+class AuthAndShutdownTest extends EmptyGraphServer {
     @Test
     void tokensMapToTheActorRecordedOnCommits() throws Exception {
         Path tokens = dir.resolve("tokens");

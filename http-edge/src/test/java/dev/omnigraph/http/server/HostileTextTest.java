@@ -1,48 +1,23 @@
 package dev.omnigraph.http.server;
 
-import static dev.omnigraph.http.testing.HttpFixture.PEOPLE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.omnigraph.http.testing.HttpFixture;
 import dev.omnigraph.http.testing.HttpFixture.Reply;
 import dev.omnigraph.http.wire.Json;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Deeply nested queries and text that is not valid Unicode, sent over loopback to a real server: each is a 400
  * with a positioned or named error, the server keeps answering, and the graph's head does not move. Before the
  * bounds, the nested queries overflowed the parser's stack on the event loop and the connection closed unanswered.
  */
-class HostileTextTest {
-    @TempDir
-    Path dir;
-    HttpFixture http;
-    String head;
-
-    @BeforeEach
-    void setUp() {
-        http = new HttpFixture();
-        http.init(dir.resolve("social"));
-        http.start(dir);
-        Reply reply = http.postJson("/graphs/social/load", Json.object().put("data", PEOPLE).put("mode", "append"));
-        assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
-        head = reply.json().path("commit").path("graph_commit_id").asText();
-    }
-
-    @AfterEach
-    void tearDown() {
-        http.close();
-    }
-
+class HostileTextTest extends SeededSocialServer {
     private void assertHeadUnchanged() {
         Reply snapshot = http.get("/graphs/social/snapshot?branch=main");
         assertThat(snapshot.status()).as(snapshot.toString()).isEqualTo(200);
-        assertThat(snapshot.json().path("graph_commit_id").asText()).isEqualTo(head);
+        assertThat(snapshot.json().path("graph_commit_id").asText()).isEqualTo(seeded);
     }
 
     private static void assertNestingError(Reply reply, int line) {

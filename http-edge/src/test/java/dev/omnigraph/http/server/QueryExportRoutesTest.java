@@ -1,46 +1,21 @@
 package dev.omnigraph.http.server;
 
-import static dev.omnigraph.http.testing.HttpFixture.PEOPLE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.omnigraph.http.testing.HttpFixture;
 import dev.omnigraph.http.testing.HttpFixture.Reply;
 import dev.omnigraph.http.wire.Json;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code /query}, {@code /read} and {@code /export}. The refusals made at the edge (a mutation sent to /query, a
  * malformed source, branch and snapshot together) pass on their own; the happy paths need the engine's read
  * queries and export.
  */
-class QueryExportRoutesTest {
-    @TempDir
-    Path dir;
-    HttpFixture http;
-    String loaded;
-
-    @BeforeEach
-    void setUp() {
-        http = new HttpFixture();
-        http.init(dir.resolve("social"));
-        http.start(dir);
-        Reply reply = http.postJson("/graphs/social/load", Json.object().put("data", PEOPLE).put("mode", "append"));
-        assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
-        loaded = reply.json().path("commit").path("graph_commit_id").asText();
-    }
-
-    @AfterEach
-    void tearDown() {
-        http.close();
-    }
-
+class QueryExportRoutesTest extends SeededSocialServer {
     @Test
     void refusalsMadeBeforeTheEngineRuns() {
         Reply mutation = http.postJson("/graphs/social/query", Json.object().put("query", HttpFixture.QUERIES).put("name", "addPerson"));
@@ -56,7 +31,7 @@ class QueryExportRoutesTest {
         assertThat(ambiguous.json().path("error").asText()).contains("people");
 
         Reply both = http.postJson("/graphs/social/query", Json.object().put("query", HttpFixture.QUERIES)
-                .put("name", "people").put("branch", "main").put("snapshot", loaded));
+                .put("name", "people").put("branch", "main").put("snapshot", seeded));
         assertThat(both.status()).isEqualTo(400);
 
         Reply noSource = http.postJson("/graphs/social/read", "{\"query_name\":\"people\"}");
@@ -74,7 +49,7 @@ class QueryExportRoutesTest {
         assertThat(out.path("target").path("snapshot").isNull()).isTrue();
         assertThat(out.path("columns")).hasSize(2);
         assertThat(out.path("row_count").asInt()).isEqualTo(2);
-        assertThat(out.path("graph_commit_id").asText()).isEqualTo(loaded);
+        assertThat(out.path("graph_commit_id").asText()).isEqualTo(seeded);
         String nameColumn = out.path("columns").get(0).asText();
         assertThat(out.path("rows").get(0).path(nameColumn).asText()).isEqualTo("Ada");
         assertThat(out.path("rows").get(1).path(out.path("columns").get(1).asText()).asInt()).isEqualTo(41);

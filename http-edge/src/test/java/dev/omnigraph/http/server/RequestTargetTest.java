@@ -8,31 +8,12 @@ import dev.omnigraph.http.testing.HttpFixture;
 import dev.omnigraph.http.testing.RawHttp;
 import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.http.wire.Json;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Malformed percent-encoding is a counted 400; routing happens on raw segments, captures decoded afterwards. */
-class RequestTargetTest {
-    @TempDir
-    Path dir;
-    HttpFixture http;
-
-    @BeforeEach
-    void setUp() {
-        http = new HttpFixture();
-        http.init(dir.resolve("g"));
-    }
-
-    @AfterEach
-    void tearDown() {
-        http.close();
-    }
-
+class RequestTargetTest extends EmptyGraphServer {
     @Test
     void badEncodingIs400AndShutdownDoesNotWaitForIt() throws Exception {
         // A grace period far longer than the test may take: shutdown finishing at all proves nothing was left counted.

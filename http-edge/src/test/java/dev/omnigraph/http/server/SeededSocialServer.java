@@ -16,13 +16,17 @@ abstract class SeededSocialServer {
     @TempDir
     Path dir;
     HttpFixture http;
+    /** The graph commit id of the seeding load: main's head until a test writes. */
+    String seeded;
 
     @BeforeEach
     void startSeededServer() {
         http = new HttpFixture();
         http.init(dir.resolve("social"));
         http.start(dir);
-        assertThat(http.postJson(G + "/load", Json.object().put("data", PEOPLE).put("mode", "append")).status()).isEqualTo(200);
+        HttpFixture.Reply reply = http.postJson(G + "/load", Json.object().put("data", PEOPLE).put("mode", "append"));
+        assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
+        seeded = reply.json().path("commit").path("graph_commit_id").asText();
     }
 
     @AfterEach

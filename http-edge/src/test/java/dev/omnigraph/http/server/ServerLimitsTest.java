@@ -3,17 +3,12 @@ package dev.omnigraph.http.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.omnigraph.http.testing.HttpFixture;
 import dev.omnigraph.http.testing.RawHttp;
 import dev.omnigraph.http.wire.Json;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Mono;
 
 /**
@@ -22,25 +17,10 @@ import reactor.core.publisher.Mono;
  * headers and bodies get JSON 414/431/413. Closes are awaited (a read returning end-of-stream within a generous
  * socket timeout), never slept for.
  */
-class ServerLimitsTest {
+class ServerLimitsTest extends EmptyGraphServer {
     private static final Duration SHORT = Duration.ofMillis(400);
     private static final Duration LONG = Duration.ofMinutes(5);
     private static final Duration GENEROUS = Duration.ofSeconds(30);
-
-    @TempDir
-    Path dir;
-    HttpFixture http;
-
-    @BeforeEach
-    void setUp() {
-        http = new HttpFixture();
-        http.init(dir.resolve("g"));
-    }
-
-    @AfterEach
-    void tearDown() {
-        http.close();
-    }
 
     private RawHttp connect() throws Exception {
         return RawHttp.connect(http.server.host(), http.server.port(), GENEROUS);
