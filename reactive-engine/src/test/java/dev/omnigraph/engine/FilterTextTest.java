@@ -12,16 +12,13 @@ import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.error.OmnigraphException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
 
 /**
@@ -29,7 +26,7 @@ import reactor.core.publisher.Flux;
  * conditions is answered without crashing the native parser, and text outside the Basic Multilingual Plane works
  * in keys, parameters, filters and commit ids.
  */
-class FilterTextTest {
+class FilterTextTest extends InitedGraphTestBase {
     static final String SCHEMA = """
             node Item {
                 name: String @key
@@ -54,23 +51,16 @@ class FilterTextTest {
             query updateName($v: String, $n: I32) { update Item set { n: $n } where name = $v }
             """;
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
+    @Override
+    String schema() {
+        return SCHEMA;
+    }
 
     @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), SCHEMA).block();
+    void seed() {
         add("a", "x", "y", "Oslo");
         add("b", "y", "x", "Rome");
         add("c", "x", "x", "Oslo");
-    }
-
-    @AfterEach
-    void tearDown() {
-        EngineFixture.close(services);
     }
 
     private void add(String name, String tag, String tAg, String city) {

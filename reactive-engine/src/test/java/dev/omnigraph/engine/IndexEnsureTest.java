@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.omnigraph.engine.index.EnsureResult;
 import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.storage.TableRef;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,10 +14,9 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The EnsureIndices writer on real Lance datasets: every index kind, no-op reruns, later writes, branches. */
-class IndexEnsureTest {
+class IndexEnsureTest extends InitedGraphTestBase {
     static final String SCHEMA = """
             node Doc {
                 slug: String @key
@@ -44,22 +42,19 @@ class IndexEnsureTest {
             query near($q: Vector(4)) { match { $d: Doc } return { $d.slug } order { nearest($d.vec, $q) } limit 5 }
             """;
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
+    @Override
+    String schema() {
+        return SCHEMA;
+    }
 
     @BeforeEach
-    void init() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), SCHEMA).block();
+    void seed() {
         load(0, 20);
     }
 
     @AfterEach
     void close() {
         assertThat(graph.gates().allIdle()).as("no gate left held").isTrue();
-        EngineFixture.close(services);
     }
 
     void load(int from, int to) {

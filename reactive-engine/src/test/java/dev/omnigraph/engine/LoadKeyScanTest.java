@@ -9,7 +9,6 @@ import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.storage.error.KeyConflict;
 import dev.omnigraph.storage.error.ValidationError;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,32 +16,28 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Load validation of batches of more than one {@code IN} chunk (512 ids) on a table of comparable size, where the
  * key preflight and the endpoint checks scan the key column once instead of filtering by chunks: the same typed
  * errors, naming the same ids, and nothing written, as the chunked lookups give for small batches (LoadTest).
  */
-class LoadKeyScanTest {
+class LoadKeyScanTest extends InitedGraphTestBase {
     static final int BATCH = 600;
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
+    @Override
+    String schema() {
+        return EngineFixture.SOCIAL;
+    }
 
     @BeforeEach
-    void init() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), EngineFixture.SOCIAL).block();
+    void seed() {
         load(persons(0, BATCH));
     }
 
     @AfterEach
     void close() {
         assertThat(graph.gates().allIdle()).isTrue();
-        EngineFixture.close(services);
     }
 
     WriteOutcome load(List<String> lines) {

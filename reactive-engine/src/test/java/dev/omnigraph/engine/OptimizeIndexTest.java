@@ -11,7 +11,6 @@ import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.IndexSpec;
 import dev.omnigraph.storage.TableRef;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,34 +19,25 @@ import java.util.OptionalLong;
 import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Optimize leaves every index the schema implies present and covering every fragment (checked in the manifest's
  * index metadata), indexed queries answer the same, a failure between compaction and index builds is published
  * forward and the next optimize finishes the indexes; and optimize of a branch compacts its forked tables only.
  */
-class OptimizeIndexTest {
+class OptimizeIndexTest extends InitedGraphTestBase {
     static final String QUERIES = IndexEnsureTest.QUERIES;
     static final List<Double> Q = List.of(0.5, 0.5, 0.5, 0.5);
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
-
-    @BeforeEach
-    void init() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), IndexEnsureTest.SCHEMA).block();
+    @Override
+    String schema() {
+        return IndexEnsureTest.SCHEMA;
     }
 
     @AfterEach
     void close() {
         assertThat(graph.gates().allIdle()).as("no gate left held").isTrue();
-        EngineFixture.close(services);
     }
 
     void load(String branch, int from, int to) {

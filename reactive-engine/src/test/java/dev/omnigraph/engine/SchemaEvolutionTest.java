@@ -14,7 +14,6 @@ import dev.omnigraph.storage.error.Conflict;
 import dev.omnigraph.storage.error.ParseError;
 import dev.omnigraph.storage.error.ValidationError;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -23,10 +22,9 @@ import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Schema plan/apply on a graph with data: every step kind, refusals that change nothing, no-op re-apply, reopen. */
-class SchemaEvolutionTest {
+class SchemaEvolutionTest extends InitedGraphTestBase {
     static final String BASE = """
             node Person {
                 name: String @key
@@ -44,15 +42,13 @@ class SchemaEvolutionTest {
             query note($t: String) { insert Note { text: $t } }
             """;
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
+    @Override
+    String schema() {
+        return BASE;
+    }
 
     @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), BASE).block();
+    void seed() {
         mutate("add", "name", "Ada", "age", 36);
         mutate("add", "name", "Bob", "age", 40);
         mutate("knows", "a", "Ada", "b", "Bob");
@@ -65,7 +61,6 @@ class SchemaEvolutionTest {
             assertThat(graph.gates().allIdle()).as("no gate left held").isTrue();
             graph.close();
         }
-        EngineFixture.close(services);
     }
 
     void mutate(String query, Object... kv) {

@@ -28,17 +28,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Mono;
 
 /**
  * Behaviours where the upstream's own tests fix the expected value (issue 13, item 3), each asserted as upstream
  * expects it, on real Lance datasets.
  */
-class UpstreamCompatTest {
+class UpstreamCompatTest extends InitedGraphTestBase {
     static final String SCHEMA = """
             node Person {
                 name: String @key
@@ -74,20 +71,9 @@ class UpstreamCompatTest {
             query byWholeAge() { match { $p: Person { age: 30.0 } } return { $p.name } }
             """;
 
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
-
-    @BeforeEach
-    void setUp() {
-        services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("g"), SCHEMA).block();
-    }
-
-    @AfterEach
-    void tearDown() {
-        EngineFixture.close(services);
+    @Override
+    String schema() {
+        return SCHEMA;
     }
 
     WriteOutcome load(LoadMode mode, String... lines) {

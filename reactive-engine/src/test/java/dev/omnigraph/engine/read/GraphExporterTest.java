@@ -5,37 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.ReadTarget;
-import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.manifest.ManifestState;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.test.StepVerifier;
 
-class GraphExporterTest {
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
-
-    @BeforeEach
-    void setUp() {
-        services = ReadFixture.services();
-        graph = ReadFixture.graph(services, dir.resolve("g"));
-    }
-
-    @AfterEach
-    void tearDown() {
-        services.tables().close();
-    }
-
+class GraphExporterTest extends SeededReadGraph {
     List<String> export(Omnigraph g, ManifestState state, Set<String> types) {
         return new GraphExporter(services.tables(), g.root().toString(), g.catalog()).export(state, types).collectList().block();
     }

@@ -3,46 +3,24 @@ package dev.omnigraph.engine.read;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.ReadTarget;
-import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.manifest.ManifestState;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
 /** Pinned snapshots, time travel, backpressure and cancellation of query results. */
-class ReadSnapshotTest {
-    @TempDir
-    Path dir;
-    StorageServices services;
-    Omnigraph graph;
-
-    @BeforeEach
-    void setUp() {
-        services = ReadFixture.services();
-        graph = ReadFixture.graph(services, dir.resolve("g"));
-    }
-
-    @AfterEach
-    void tearDown() {
-        services.tables().close(); // fails on leaked Arrow memory, e.g. from a scan not closed on cancel
-    }
-
+class ReadSnapshotTest extends SeededReadGraph {
     QueryResult run(ManifestState state, String source) {
         return ReadFixture.run(graph, services, state, source, Map.of());
     }
