@@ -67,7 +67,7 @@ final class LanceVersionGc {
                               Instant orphanCutoff) {
         Path root = BranchTrees.localPath(path).orElseThrow(() -> new BadRequest(
                 "version cleanup supports graph roots on the local filesystem only, not " + path));
-        List<LanceBranch> branches = LanceTableStorage.branchesOf(path, allocator);
+        List<LanceBranch> branches = LanceDatasets.branchesOf(path, allocator);
         Map<Optional<String>, Set<Long>> forkPoints = new HashMap<>();
         for (LanceBranch branch : branches) {
             forkPoints.computeIfAbsent(branch.parentBranch(), unused -> new HashSet<>()).add(branch.parentVersion());
@@ -169,7 +169,7 @@ final class LanceVersionGc {
 
     private static void collect(BufferAllocator allocator, String path, Optional<String> ref, long version, Path manifest,
                                 Set<String> indexCandidates, References into) {
-        try (Dataset dataset = LanceTableStorage.openDataset(allocator, new TableRef(path, ref), OptionalLong.of(version))) {
+        try (Dataset dataset = LanceDatasets.open(allocator, new TableRef(path, ref), OptionalLong.of(version))) {
             for (Fragment fragment : dataset.getFragments()) {
                 FragmentMetadata metadata = fragment.metadata();
                 for (DataFile file : metadata.getFiles()) {

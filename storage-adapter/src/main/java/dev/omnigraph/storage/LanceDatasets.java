@@ -1,0 +1,112 @@
+package dev.omnigraph.storage;
+
+import com.lancedb.lance.Branch;
+import com.lancedb.lance.Dataset;
+import com.lancedb.lance.ReadOptions;
+import com.lancedb.lance.WriteParams;
+import dev.omnigraph.storage.error.NotFound;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.OptionalLong;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import reactor.core.publisher.Mono;
+
+/**
+ * What the parts of {@link LanceTableStorage} share: the storage scheduler, the root allocator, and how a task
+ * opens a dataset. Every task opens its own {@code Dataset} with its own child allocator and closes both before
+ * returning (a shared {@code Dataset} serialises all its native calls; an unclosed one leaks native memory; a
+ * leaked Arrow buffer fails the allocator's close).
+ */
+final class LanceDatasets {
+    /** Lance 0.39 calls 2.2 unstable ("may not be readable in the future"); data we keep must use the stable format. */
+    static final WriteParams.LanceFileVersion FILE_VERSION = WriteParams.LanceFileVersion.STABLE;
+
+    private final StorageScheduler storage;
+    private final BufferAllocator rootAllocator = new RootAllocator();
+
+    LanceDatasets(StorageScheduler storage) {
+        this.storage = storage;
+    }
+
+    StorageScheduler storage() {
+        return storage;
+    }
+
+    BufferAllocator childAllocator(String purpose) {
+        return rootAllocator.newChildAllocator(purpose, 0, Long.MAX_VALUE);
+    }
+
+    /** Fails loudly if any Arrow buffer leaked. */
+    void close() {
+        rootAllocator.close();
+    }
+
+    static Dataset open(BufferAllocator allocator, TableRef ref, OptionalLong version) {
+        ReadOptions.Builder options = new ReadOptions.Builder().setStorageOptions(LanceStorageOptions.forUri(ref.uri()));
+        if (version.isPresent()) {
+            options.setVersion(Math.toIntExact(version.getAsLong()));
+        }
+        return Dataset.open(allocator, ref.uri(), options.build());
+    }
+
+    /** Runs {@code work} on a storage thread with the dataset opened at {@code version} (latest when empty). */
+    <T> Mono<T> with(String operation, TableRef ref, OptionalLong version, DatasetWork<T> work) {
+        return withAllocator(operation, ref, allocator -> {
+            try (Dataset dataset = open(allocator, ref, version)) {
+                return work.apply(dataset, allocator);
+            }
+        });
+    }
+
+    /** Runs {@code work} on a storage thread with a child allocator of its own; Lance failures come out typed. */
+    <T> Mono<T> withAllocator(String operation, TableRef ref, AllocatorWork<T> work) {
+        return storage.call(() -> {
+            StorageScheduler.requireStorageThread(operation);
+            try (BufferAllocator allocator = childAllocator(operation)) {
+                return work.apply(allocator);
+            } catch (Exception e) {
+                throw LanceFailures.translate(operation, ref, e);
+            }
+        });
+    }
+
+    static TableSnapshot snapshotOf(TableRef ref, Dataset dataset) {
+        return new TableSnapshot(ref, dataset.version(), dataset.getSchema(), dataset.countRows(),
+                dataset.getFragments().size(), dataset.getVersion().getDataTime().toInstant());
+    }
+
+    static List<LanceBranch> branchesOf(String path, BufferAllocator allocator) {
+        try (Dataset main = open(allocator, TableRef.main(path), OptionalLong.empty())) {
+            List<LanceBranch> out = new ArrayList<>();
+            for (Branch branch : main.branches().list()) {
+                out.add(new LanceBranch(branch.getName(), branch.getParentBranch(), branch.getParentVersion(),
+                        branch.getCreateAt()));
+            }
+            out.sort(Comparator.comparing(LanceBranch::name));
+            return List.copyOf(out);
+        }
+    }
+
+    /** The version a branch ref forked at (its first version, a Clone); empty for main. */
+    static OptionalLong forkOf(TableRef ref, BufferAllocator allocator) {
+        if (ref.branch().isEmpty()) {
+            return OptionalLong.empty();
+        }
+        String name = ref.branch().get();
+        return OptionalLong.of(branchesOf(ref.path(), allocator).stream().filter(branch -> branch.name().equals(name))
+                .mapToLong(LanceBranch::parentVersion).findFirst()
+                .orElseThrow(() -> new NotFound("branch", name, "branch " + name + " does not exist on this dataset")));
+    }
+
+    @FunctionalInterface
+    interface DatasetWork<T> {
+        T apply(Dataset dataset, BufferAllocator allocator);
+    }
+
+    @FunctionalInterface
+    interface AllocatorWork<T> {
+        T apply(BufferAllocator allocator);
+    }
+}

@@ -1,0 +1,157 @@
+package dev.omnigraph.storage;
+
+import com.lancedb.lance.Dataset;
+import com.lancedb.lance.ipc.ColumnOrdering;
+import com.lancedb.lance.ipc.LanceScanner;
+import com.lancedb.lance.ipc.ScanOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiFunction;
+import java.util.function.Predicate;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** The reading part of {@link LanceTableStorage}: streaming scans, key-column matches and counts of a snapshot. */
+final class LanceScans {
+    private final LanceDatasets datasets;
+    private final AtomicInteger openScans = new AtomicInteger();
+
+    LanceScans(LanceDatasets datasets) {
+        this.datasets = datasets;
+    }
+
+    Flux<RowBatch> scan(TableSnapshot snapshot, ScanRequest request) {
+        if (request.fragments().filter(List::isEmpty).isPresent()) {
+            return Flux.empty(); // no fragment: Lance would read them all
+        }
+        return batches(snapshot, request, (scan, root) -> new RowBatch(scan.columns(), ArrowRows.read(root)));
+    }
+
+    Mono<Set<String>> keysAmong(TableSnapshot snapshot, String column, Predicate<String> wanted) {
+        KeyColumnMatch match = new KeyColumnMatch(column, wanted);
+        ScanRequest request = ScanRequest.all().withColumns(List.of(column)).withBatchSize(KeyColumnMatch.BATCH_ROWS);
+        return batches(snapshot, request, (scan, root) -> match.add(root)).then(Mono.fromSupplier(match::found));
+    }
+
+    Mono<Long> count(TableSnapshot snapshot, Optional<String> filter) {
+        return datasets.with("count", snapshot.ref(), OptionalLong.of(snapshot.version()),
+                (dataset, allocator) -> filter.map(FilterBounds::check).map(dataset::countRows).orElseGet(dataset::countRows));
+    }
+
+    /** Waits (briefly) for scans whose subscriber cancelled from another thread to finish closing. */
+    void awaitClosedScans() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (openScans.get() > 0 && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000L);
+        }
+    }
+
+    /** Each scanned batch, converted while its Arrow memory is live; Lance resources closed on end, error or cancel. */
+    private <T> Flux<T> batches(TableSnapshot snapshot, ScanRequest request,
+                                BiFunction<OpenScan, VectorSchemaRoot, T> convert) {
+        return Flux.<T, OpenScan>generate(
+                        () -> {
+                            OpenScan scan = OpenScan.start(datasets, snapshot, request);
+                            openScans.incrementAndGet();
+                            return scan;
+                        },
+                        (scan, sink) -> {
+                            try {
+                                if (scan.reader().loadNextBatch()) {
+                                    sink.next(convert.apply(scan, scan.reader().getVectorSchemaRoot()));
+                                } else {
+                                    sink.complete();
+                                }
+                            } catch (Exception e) {
+                                sink.error(LanceFailures.translate("scan", snapshot.ref(), e));
+                            }
+                            return scan;
+                        },
+                        this::closeScan)
+                .subscribeOn(datasets.storage().scheduler());
+    }
+
+    /** Lance resources are released on a storage thread: inline when already on one, else scheduled there. */
+    private void closeScan(OpenScan scan) {
+        Runnable release = () -> {
+            try {
+                scan.close();
+            } finally {
+                openScans.decrementAndGet();
+            }
+        };
+        if (StorageScheduler.onStorageThread()) {
+            release.run();
+        } else {
+            datasets.storage().schedule(release);
+        }
+    }
+
+    /** The Lance resources of one streaming scan, closed together on completion, error or cancel. */
+    private record OpenScan(BufferAllocator allocator, Dataset dataset, LanceScanner scanner, ArrowReader reader,
+                            List<String> columns) {
+
+        static OpenScan start(LanceDatasets datasets, TableSnapshot snapshot, ScanRequest request) {
+            StorageScheduler.requireStorageThread("scan");
+            BufferAllocator allocator = datasets.childAllocator("scan");
+            Dataset dataset = null;
+            LanceScanner scanner = null;
+            try {
+                dataset = LanceDatasets.open(allocator, snapshot.ref(), OptionalLong.of(snapshot.version()));
+                ScanOptions.Builder options = new ScanOptions.Builder().batchSize(request.batchSize());
+                request.filter().map(FilterBounds::check).ifPresent(options::filter);
+                // Lance reads column names as modified UTF-8: only checked identifiers cross.
+                request.columns().forEach(SqlLiterals::requireIdentifier);
+                if (!request.columns().isEmpty()) options.columns(request.columns());
+                request.limit().ifPresent(options::limit);
+                if (request.rowAddress()) options.withRowAddress(true);
+                request.orderBy().ifPresent(column -> options.setColumnOrderings(List.of(ascending(column))));
+                request.fragments().ifPresent(options::fragmentIds);
+                scanner = dataset.newScan(options.build());
+                List<String> columns = new ArrayList<>();
+                scanner.schema().getFields().forEach(field -> columns.add(field.getName()));
+                return new OpenScan(allocator, dataset, scanner, scanner.scanBatches(), List.copyOf(columns));
+            } catch (Exception e) {
+                closeAll(scanner, dataset, allocator);
+                throw LanceFailures.translate("scan", snapshot.ref(), e);
+            }
+        }
+
+        private static ColumnOrdering ascending(String column) {
+            SqlLiterals.requireIdentifier(column);
+            ColumnOrdering.Builder ordering = new ColumnOrdering.Builder();
+            ordering.setColumnName(column);
+            ordering.setAscending(true);
+            ordering.setNullFirst(false);
+            return ordering.build();
+        }
+
+        void close() {
+            try {
+                reader.close();
+            } catch (Exception ignored) {
+                // Closing is best effort; the allocator check still reports leaked buffers.
+            }
+            closeAll(scanner, dataset, allocator);
+        }
+
+        private static void closeAll(LanceScanner scanner, Dataset dataset, BufferAllocator allocator) {
+            try {
+                if (scanner != null) scanner.close();
+            } catch (Exception ignored) {
+                // see close()
+            }
+            if (dataset != null) dataset.close();
+            allocator.close();
+        }
+    }
+}

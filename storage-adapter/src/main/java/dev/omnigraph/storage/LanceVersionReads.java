@@ -1,0 +1,94 @@
+package dev.omnigraph.storage;
+
+import com.lancedb.lance.Dataset;
+import com.lancedb.lance.Fragment;
+import com.lancedb.lance.FragmentMetadata;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import reactor.core.publisher.Mono;
+
+/** The history part of {@link LanceTableStorage}: what each version of a table did, and how two versions differ. */
+final class LanceVersionReads {
+    private final LanceDatasets datasets;
+
+    LanceVersionReads(LanceDatasets datasets) {
+        this.datasets = datasets;
+    }
+
+    Mono<Long> head(TableRef ref) {
+        return datasets.with("head", ref, OptionalLong.empty(), (dataset, allocator) -> dataset.version());
+    }
+
+    Mono<Optional<TransactionIdentity>> transactionAt(TableRef ref, long version) {
+        return datasets.with("transactionAt", ref, OptionalLong.of(version), (dataset, allocator) -> {
+            // A branch's first version (a Clone) and an index build are recognised first: reading their
+            // transactions aborts the JVM, and neither is ever a commit a sidecar owns.
+            OptionalLong fork = LanceDatasets.forkOf(ref, allocator);
+            if (fork.isPresent() && version <= fork.getAsLong()) {
+                // The fork itself is a Clone; below it the versions are the parent's, outside this branch's tree
+                // (where the index-build check reads manifests), and read as before.
+                return version == fork.getAsLong() ? Optional.<TransactionIdentity>empty()
+                        : dataset.readTransaction().map(tx -> new TransactionIdentity(tx.readVersion(), tx.uuid()));
+            }
+            return TableHistory.identityAt(ref, v -> LanceDatasets.open(allocator, ref, OptionalLong.of(v)), version, fork);
+        });
+    }
+
+    Mono<Boolean> sameFragments(TableRef ref, long base, long upTo) {
+        return datasets.with("sameFragments", ref, OptionalLong.of(upTo), (dataset, allocator) -> {
+            List<FragmentMetadata> expected = fragmentsAt(dataset, base);
+            for (long version = base + 1; version <= upTo; version++) {
+                if (!fragmentsAt(dataset, version).equals(expected)) return false;
+            }
+            return true;
+        });
+    }
+
+    Mono<List<String>> operationsBetween(TableRef ref, long after, long upTo) {
+        return datasets.with("operationsBetween", ref, OptionalLong.of(upTo), (dataset, allocator) ->
+                TableHistory.operations(ref, dataset, after, upTo, LanceDatasets.forkOf(ref, allocator)));
+    }
+
+    Mono<List<Optional<TransactionMark>>> transactionMarks(TableRef ref, long after, long upTo, String key) {
+        return datasets.with("transactionMarks", ref, OptionalLong.of(upTo), (dataset, allocator) ->
+                // Each version opened through the ref itself: a branch's versions live in its own tree.
+                TableHistory.marks(ref, version -> LanceDatasets.open(allocator, ref, OptionalLong.of(version)), after,
+                        upTo, LanceDatasets.forkOf(ref, allocator), key));
+    }
+
+    Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after) {
+        return datasets.with("fragmentDiff", before.ref(), OptionalLong.of(before.version()), (old, allocator) -> {
+            List<FragmentMetadata> was = metadataOf(old);
+            List<FragmentMetadata> now;
+            try (Dataset current = LanceDatasets.open(allocator, after.ref(), OptionalLong.of(after.version()))) {
+                now = metadataOf(current);
+            }
+            // By id, then Lance's own equality (it defines equals but not hashCode: no hashed sets of metadata).
+            Map<Integer, FragmentMetadata> byId = new HashMap<>();
+            if (before.ref().path().equals(after.ref().path())) {
+                was.forEach(fragment -> byId.put(fragment.getId(), fragment));
+            }
+            Set<Integer> shared = new HashSet<>();
+            now.forEach(fragment -> {
+                if (fragment.equals(byId.get(fragment.getId()))) shared.add(fragment.getId());
+            });
+            return new FragmentDiff(was.stream().map(FragmentMetadata::getId).filter(id -> !shared.contains(id)).toList(),
+                    now.stream().map(FragmentMetadata::getId).filter(id -> !shared.contains(id)).toList());
+        });
+    }
+
+    private static List<FragmentMetadata> fragmentsAt(Dataset latest, long version) {
+        try (Dataset at = latest.checkoutVersion(version)) {
+            return metadataOf(at);
+        }
+    }
+
+    private static List<FragmentMetadata> metadataOf(Dataset dataset) {
+        return dataset.getFragments().stream().map(Fragment::metadata).toList();
+    }
+}
