@@ -1,6 +1,7 @@
 package dev.omnigraph.engine;
 
 import dev.omnigraph.engine.schema.CatalogTable;
+import dev.omnigraph.engine.schema.SchemaFiles;
 import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.ObjectStore;

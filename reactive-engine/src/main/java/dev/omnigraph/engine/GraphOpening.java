@@ -3,6 +3,7 @@ package dev.omnigraph.engine;
 import dev.omnigraph.engine.schema.Catalog;
 import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.engine.schema.SchemaCompiler;
+import dev.omnigraph.engine.schema.SchemaFiles;
 import dev.omnigraph.engine.schema.SchemaIr;
 import dev.omnigraph.engine.write.RecoveryCoordinator;
 import dev.omnigraph.storage.Failpoints;

@@ -13,6 +13,7 @@ import dev.omnigraph.engine.query.BoundParams;
 import dev.omnigraph.engine.query.CompiledQuery;
 import dev.omnigraph.engine.query.MutationPlan;
 import dev.omnigraph.engine.query.QueryCompiler;
+import dev.omnigraph.engine.schema.SchemaFiles;
 import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.storage.ValidText;
 import dev.omnigraph.storage.error.BadRequest;

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine;
 
+import dev.omnigraph.engine.schema.SchemaFiles;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.GraphBranches;

@@ -11,6 +11,7 @@ import dev.omnigraph.engine.maintain.Repair;
 import dev.omnigraph.engine.read.QueryLimits;
 import dev.omnigraph.engine.schema.Catalog;
 import dev.omnigraph.engine.schema.NodeTable;
+import dev.omnigraph.engine.schema.SchemaFiles;
 import dev.omnigraph.engine.write.IdempotencyIndex;
 import dev.omnigraph.engine.write.IdempotencySettings;
 import dev.omnigraph.engine.write.WriteContext;

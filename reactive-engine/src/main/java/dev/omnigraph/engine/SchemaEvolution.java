@@ -4,6 +4,7 @@ import dev.omnigraph.engine.evolve.SchemaApplier;
 import dev.omnigraph.engine.evolve.SchemaApplyRecovery;
 import dev.omnigraph.engine.gate.Gates;
 import dev.omnigraph.engine.gate.Permit;
+import dev.omnigraph.engine.schema.SchemaFiles;
 import dev.omnigraph.engine.write.IdempotencySettings;
 import dev.omnigraph.engine.write.WriteContext;
 import dev.omnigraph.engine.write.WriteLimits;

@@ -1,6 +1,6 @@
 package dev.omnigraph.engine.evolve;
 
-import dev.omnigraph.engine.SchemaFiles;
+import dev.omnigraph.engine.schema.SchemaFiles;
 import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.ObjectStore;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.omnigraph.engine.evolve;
 
-import dev.omnigraph.engine.SchemaFiles;
+import dev.omnigraph.engine.schema.SchemaFiles;
 import dev.omnigraph.engine.gate.Permit;
 import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.engine.write.WriteContext;

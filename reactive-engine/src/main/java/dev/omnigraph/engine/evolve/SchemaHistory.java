@@ -1,6 +1,6 @@
 package dev.omnigraph.engine.evolve;
 
-import dev.omnigraph.engine.SchemaFiles;
+import dev.omnigraph.engine.schema.SchemaFiles;
 import dev.omnigraph.engine.schema.Catalog;
 import dev.omnigraph.engine.schema.SchemaIr;
 import dev.omnigraph.storage.ObjectStore;

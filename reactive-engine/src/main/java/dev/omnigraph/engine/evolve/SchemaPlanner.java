@@ -1,6 +1,6 @@
 package dev.omnigraph.engine.evolve;
 
-import dev.omnigraph.engine.SchemaFiles;
+import dev.omnigraph.engine.schema.SchemaFiles;
 import dev.omnigraph.engine.evolve.PlanStep.Effect;
 import dev.omnigraph.engine.evolve.PlanStep.Kind;
 import dev.omnigraph.engine.schema.CatalogTable;

@@ -1,13 +1,8 @@
-package dev.omnigraph.engine;
+package dev.omnigraph.engine.schema;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.omnigraph.engine.schema.Catalog;
-import dev.omnigraph.engine.schema.CompiledSchema;
-import dev.omnigraph.engine.schema.SchemaCompiler;
-import dev.omnigraph.engine.schema.SchemaIr;
-import dev.omnigraph.engine.schema.SchemaShapeHash;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.error.StorageFault;
@@ -49,7 +44,7 @@ public final class SchemaFiles {
     private SchemaFiles() {
     }
 
-    static Mono<Void> write(ObjectStore store, Accepted accepted) {
+    public static Mono<Void> write(ObjectStore store, Accepted accepted) {
         return write(store, accepted, "");
     }
 
@@ -62,7 +57,7 @@ public final class SchemaFiles {
     }
 
     /** Whether the bytes of a state file name exactly {@code accepted}'s state (an unreadable file does not). */
-    static boolean describes(byte[] stateFile, Accepted accepted) {
+    public static boolean describes(byte[] stateFile, Accepted accepted) {
         try {
             return JSON.readValue(stateFile, SchemaState.class).equals(accepted.state());
         } catch (java.io.IOException unreadable) {
