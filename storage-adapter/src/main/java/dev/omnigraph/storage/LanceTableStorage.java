@@ -402,7 +402,7 @@ public final class LanceTableStorage implements TableStorage {
                 // The fork itself is a Clone; below it the versions are the parent's, outside this branch's tree
                 // (where the index-build check reads manifests), and read as before.
                 return version == fork.getAsLong() ? Optional.<TransactionIdentity>empty()
-                        : dataset.readTransaction().map(tx -> new TransactionIdentity(tx.readVersion(), tx.uuid()));
+                        : dataset.readTransaction().map(TransactionIdentity::of);
             }
             return TableHistory.identityAt(ref, v -> openDataset(allocator, ref, OptionalLong.of(v)), version, fork);
         });
@@ -756,7 +756,7 @@ public final class LanceTableStorage implements TableStorage {
 
     private static CommittedVersion committedVersion(TableRef ref, Dataset committed) {
         TransactionIdentity achieved = committed.readTransaction()
-                .map(tx -> new TransactionIdentity(tx.readVersion(), tx.uuid()))
+                .map(TransactionIdentity::of)
                 .orElseThrow(() -> new IllegalStateException("Lance recorded no transaction for version " + committed.version()));
         TableSnapshot landed = snapshotOf(ref, committed);
         Optional<CommittedVersion.NewestFragment> newest = committed.getFragments().stream()
