@@ -48,12 +48,6 @@ public record Sidecar(int schemaVersion, String operationId, String startedAt, S
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Txn(long readVersion, String uuid, String intent) {
-        public Txn {
-            if (uuid == null && intent == null) {
-                throw new IllegalArgumentException("a transaction is named by its uuid or by its intent id");
-            }
-        }
-
         public Txn(long readVersion, String uuid) {
             this(readVersion, uuid, null);
         }
@@ -70,11 +64,12 @@ public record Sidecar(int schemaVersion, String operationId, String startedAt, S
 
         /**
          * True when {@code found} (read back from a table's history, or staged) is this transaction: the same read
-         * version and the same uuid, or, when this names no uuid, the same intent id. The one rule for both.
+         * version and the same uuid, or, when this names no uuid, the same intent id (a Txn naming neither, as a
+     * schema apply's version-one Create does, identifies nothing). The one rule for both.
          */
         public boolean identifies(dev.omnigraph.storage.TransactionIdentity found) {
             return found.readVersion() == readVersion
-                    && (uuid != null ? uuid.equals(found.uuid()) : intent.equals(found.intent()));
+                    && (uuid != null ? uuid.equals(found.uuid()) : intent != null && intent.equals(found.intent()));
         }
     }
 
