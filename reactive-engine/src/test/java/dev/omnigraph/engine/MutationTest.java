@@ -245,22 +245,47 @@ class MutationTest extends ConstrainedGraphTest {
 
     @Test
     void cancellingBeforeArmingLeavesNothingAtEveryPhase() {
-        for (String point : List.of("mutation.after_prepare", "mutation.after_gates")) {
+        // An insert arms beside staging, right after the recheck (after_gates): holding the recheck at after_gates
+        // keeps the arm from overtaking a cancel that arrives while staging is parked at after_prepare.
+        for (List<String> held : List.of(List.of("mutation.after_prepare", "mutation.after_gates"),
+                List.of("mutation.after_gates"))) {
             Map<String, Long> before = versions(graph);
-            Failpoints.Parked parked = graph.failpoints().park(point);
+            List<Failpoints.Parked> parked = held.stream().map(graph.failpoints()::park).toList();
             Failpoints.Parked settled = graph.failpoints().park("mutation.after_attempt");
             Disposable write = run("addNote", "text", "x").subscribe();
-            parked.reached().block();
+            parked.forEach(point -> point.reached().block());
             write.dispose();
-            parked.release();
+            parked.forEach(Failpoints.Parked::release);
             settled.reached().block(); // the detached write ended: gates released, staged work discarded
             settled.release();
-            graph.failpoints().disarm(point);
+            held.forEach(graph.failpoints()::disarm);
             graph.failpoints().disarm("mutation.after_attempt");
-            assertThat(versions(graph)).as(point).isEqualTo(before);
-            assertThat(graph.gates().allIdle()).as(point).isTrue();
+            assertThat(versions(graph)).as(held.toString()).isEqualTo(before);
+            assertThat(graph.sidecars().list().collectList().block()).as(held.toString()).isEmpty();
+            assertThat(graph.gates().allIdle()).as(held.toString()).isTrue();
         }
         assertThat(mutate("addNote", "text", "after").commit()).isPresent();
+    }
+
+    @Test
+    void aCancelWhileStagingThatLandsAfterTheArmRunsTheWriteToItsEnd() {
+        // The arm runs beside staging: armed (after_arm passed) while staging is still parked at after_prepare.
+        int notes = rows(graph, "node:Note").size();
+        Failpoints.Parked staged = graph.failpoints().park("mutation.after_prepare");
+        Failpoints.Parked armed = graph.failpoints().park("mutation.after_arm");
+        Failpoints.Parked settled = graph.failpoints().park("mutation.after_attempt");
+        Disposable write = run("addNote", "text", "armed while staging").subscribe();
+        staged.reached().block();
+        armed.reached().block();
+        armed.release();
+        write.dispose(); // after the arm: the write is no longer dropped
+        staged.release();
+        settled.reached().block();
+        settled.release();
+        List.of("mutation.after_prepare", "mutation.after_arm", "mutation.after_attempt").forEach(graph.failpoints()::disarm);
+        assertThat(rows(graph, "node:Note")).hasSize(notes + 1);
+        assertThat(graph.sidecars().list().collectList().block()).isEmpty();
+        assertThat(graph.gates().allIdle()).isTrue();
     }
 
     @Test

@@ -105,7 +105,7 @@ final class RecoverySteps {
             TransactionIdentity identity = entry.getValue().identity();
             restores.removeIf(existing -> existing.tableKey().equals(entry.getKey().tableKey()));
             restores.add(new RollbackRestore(entry.getKey().tableKey(), entry.getKey().expectedVersion(),
-                    new Txn(identity.readVersion(), identity.uuid())));
+                    Txn.of(identity)));
         }
         Sidecar.ProtocolV3 payload = sidecar.protocolV3().withRollbackRestores(restores);
         if (rollbackCommitId.isPresent()) {

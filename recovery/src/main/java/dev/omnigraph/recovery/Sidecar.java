@@ -42,11 +42,34 @@ public record Sidecar(int schemaVersion, String operationId, String startedAt, S
         }
     }
 
-    /** A Lance transaction identity. */
-    public record Txn(long readVersion, String uuid) {
-        /** True when {@code found} (read back from a table's history) is this transaction. */
+    /**
+     * A Lance transaction identity: its read version and its uuid, or, for a transaction named before it was staged
+     * (armed beside staging), the intent id stored with it as a transaction property and no uuid.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Txn(long readVersion, String uuid, String intent) {
+        public Txn(long readVersion, String uuid) {
+            this(readVersion, uuid, null);
+        }
+
+        /** A transaction not staged yet, named by the intent id it will carry. */
+        public static Txn planned(long readVersion, String intent) {
+            return new Txn(readVersion, null, intent);
+        }
+
+        /** The identity Lance recorded (or staged), with its intent id if it carries one. */
+        public static Txn of(dev.omnigraph.storage.TransactionIdentity identity) {
+            return new Txn(identity.readVersion(), identity.uuid(), identity.intent());
+        }
+
+        /**
+         * True when {@code found} (read back from a table's history, or staged) is this transaction: the same read
+         * version and the same uuid, or, when this names no uuid, the same intent id (a Txn naming neither, as a
+     * schema apply's version-one Create does, identifies nothing). The one rule for both.
+         */
         public boolean identifies(dev.omnigraph.storage.TransactionIdentity found) {
-            return found.readVersion() == readVersion && found.uuid().equals(uuid);
+            return found.readVersion() == readVersion
+                    && (uuid != null ? uuid.equals(found.uuid()) : intent != null && intent.equals(found.intent()));
         }
     }
 

@@ -25,7 +25,7 @@ final class LanceStagedHandle implements StagedHandle {
         this.allocator = allocator;
         this.dataset = dataset;
         this.transaction = transaction;
-        this.identity = new TransactionIdentity(transaction.readVersion(), transaction.uuid());
+        this.identity = TransactionIdentity.of(transaction);
         this.rowDelta = rowDelta;
     }
 

@@ -372,7 +372,7 @@ final class LanceStaging {
 
     private static CommittedVersion committedVersion(TableRef ref, Dataset committed) {
         TransactionIdentity achieved = committed.readTransaction()
-                .map(tx -> new TransactionIdentity(tx.readVersion(), tx.uuid()))
+                .map(TransactionIdentity::of)
                 .orElseThrow(() -> new IllegalStateException("Lance recorded no transaction for version " + committed.version()));
         TableSnapshot landed = LanceDatasets.snapshotOf(ref, committed);
         Optional<CommittedVersion.NewestFragment> newest = committed.getFragments().stream()

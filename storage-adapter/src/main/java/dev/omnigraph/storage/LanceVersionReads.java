@@ -33,7 +33,7 @@ final class LanceVersionReads {
                 // The fork itself is a Clone; below it the versions are the parent's, outside this branch's tree
                 // (where the index-build check reads manifests), and read as before.
                 return version == fork.getAsLong() ? Optional.<TransactionIdentity>empty()
-                        : dataset.readTransaction().map(tx -> new TransactionIdentity(tx.readVersion(), tx.uuid()));
+                        : dataset.readTransaction().map(TransactionIdentity::of);
             }
             return TableHistory.identityAt(ref, v -> LanceDatasets.open(allocator, ref, OptionalLong.of(v)), version, fork);
         });

@@ -57,7 +57,7 @@ public final class TableHistory {
     static List<java.util.Optional<TransactionMark>> marks(TableRef ref, java.util.function.LongFunction<Dataset> open,
                                                          long after, long upTo, OptionalLong forkVersion, String key) {
         return walk(ref, open, after, upTo, forkVersion, (version, tx) -> tx.map(t -> new TransactionMark(version,
-                        new TransactionIdentity(t.readVersion(), t.uuid()),
+                        TransactionIdentity.of(t),
                         t.transactionProperties().map(props -> props.get(key)))),
                 version -> java.util.Optional.<TransactionMark>empty(), version -> java.util.Optional.<TransactionMark>empty());
     }
@@ -66,7 +66,7 @@ public final class TableHistory {
     static java.util.Optional<TransactionIdentity> identityAt(TableRef ref, java.util.function.LongFunction<Dataset> open,
                                                              long version, OptionalLong forkVersion) {
         return walk(ref, open, version - 1, version, forkVersion,
-                (at, tx) -> tx.map(t -> new TransactionIdentity(t.readVersion(), t.uuid())),
+                (at, tx) -> tx.map(TransactionIdentity::of),
                 at -> java.util.Optional.<TransactionIdentity>empty(), at -> java.util.Optional.<TransactionIdentity>empty())
                 .get(0);
     }

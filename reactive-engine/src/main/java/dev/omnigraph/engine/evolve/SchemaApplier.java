@@ -144,7 +144,7 @@ public final class SchemaApplier {
         for (Staged s : staged) {
             effects.add(new SchemaIntent.Planned(s.pin().stableTableId(), s.pin().incarnationId(),
                     s.migration().target().tableKey(), ctx.ref(s.pin()).path(), s.pin().version(),
-                    new Sidecar.Txn(s.handle().identity().readVersion(), s.handle().identity().uuid())));
+                    Sidecar.Txn.of(s.handle().identity())));
         }
         for (CatalogTable table : plan.created()) {
             effects.add(new SchemaIntent.Planned(table.typeId(), table.incarnationId(), table.tableKey(),

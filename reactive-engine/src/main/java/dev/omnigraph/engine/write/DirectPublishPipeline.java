@@ -9,16 +9,14 @@ import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.StagedHandle;
 import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.storage.TransactionIdentity;
 import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.error.CommitConflict;
-import dev.omnigraph.storage.error.Conflict;
 import dev.omnigraph.storage.error.PreconditionFailed;
 import dev.omnigraph.storage.error.ReadSetChanged;
 import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.error.StorageFault;
-import dev.omnigraph.storage.manifest.GraphBranches;
 import dev.omnigraph.storage.manifest.GraphCommit;
-import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -192,7 +190,7 @@ public final class DirectPublishPipeline {
         }
         Request lead = writes.get(0).request();
         String branch = lead.branch();
-        return Flux.fromIterable(lead.gatedBranches()).concatMap(this::recoveryBarrier).then()
+        return Flux.fromIterable(lead.gatedBranches()).concatMap(new Recheck(ctx)::recoveryBarrier).then()
                 .then(KeptTokens.first(ctx, writes, branch, reprepares))
                 .flatMap(token -> KeptTokens.assemble(ctx, token, writes, settled, this::replayIfRecorded)
                         .flatMap(assembled -> assembled.isEmpty()
@@ -235,18 +233,6 @@ public final class DirectPublishPipeline {
                 .onErrorResume(error -> Mono.fromRunnable(() -> settled.failAll(members, error)));
     }
 
-    // ---- step 1: recovery barrier ------------------------------------------------------------------------
-
-    /** Under the branch gate no healing (it would need it): any sidecar on this branch blocks the write. */
-    private Mono<Void> recoveryBarrier(String branch) {
-        String field = GraphBranches.lanceRef(branch).orElse(null);
-        return ctx.sidecars().list()
-                .filter(sidecar -> java.util.Objects.equals(sidecar.branch(), field))
-                .next()
-                .flatMap(pending -> Mono.error(new RecoveryRequired(pending.operationId(),
-                        "branch " + branch + " has an unfinished " + pending.writerKind() + " write", null)));
-    }
-
     /**
      * A recovery may have published a keyed write of this request since the claim (a roll-forward of an attempt
      * that crashed after arming): the index catches up with the token's manifest and the recorded outcome wins.
@@ -272,35 +258,95 @@ public final class DirectPublishPipeline {
 
     /**
      * Staging writes only invisible files and the recheck only reads, so both run at once under the table gates
-     * (in this process the branch gate already orders every writer of the branch); the sidecar is armed once both
-     * are done. Failpoints keep their meaning: {@code after_prepare} = staged, {@code after_gates} = rechecked.
+     * (in this process the branch gate already orders every writer of the branch). Where every planned
+     * transaction can be named before it exists ({@link ArmBesideStaging}), the sidecar is armed as soon as the
+     * recheck passed, beside staging; otherwise once both are done. Either way the first effect waits for the
+     * durable arm. Failpoints keep their meaning: {@code after_prepare} = staged, {@code after_gates} = rechecked
+     * (the arm follows it).
      */
     private Mono<Optional<GraphCommit>> stageAndApply(Publication request, BooleanSupplier cancelled, WriteToken token,
                                                       ChangeSet changes) {
         String points = request.failpointPrefix();
-        Mono<List<StagedEffect>> staging = stageAll(token, changes)
+        String operationId = Ulid.next(); // also the intent id every transaction staged here carries
+        Map<String, String> properties = TransactionIdentity.withIntent(PROPERTIES, operationId);
+        List<StagedEffect> planned = planned(token, changes);
+        Mono<List<StagedEffect>> staging = stageAll(planned, properties)
                 .flatMap(effects -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_PREPARE))
                         .then(Mono.just(effects))
                         .onErrorResume(error -> discardAll(effects).then(Mono.error(error))));
-        Mono<Void> rechecking = recheck(request, token, changes)
+        Mono<Void> rechecking = new Recheck(ctx).recheck(request, token, changes)
                 .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_GATES)));
+        if (ArmBesideStaging.applies(changes)) {
+            IntentRecords.LineageIntent lineage = lineage(request);
+            Sidecar armed = IntentRecords.armed(ctx, request.writerKind(), operationId, token, lineage, planned,
+                    changes.pointers());
+            // The cancel check and the arm follow the recheck and run beside staging; a cancel after the arm no
+            // longer drops the write.
+            Mono<Void> arming = arm(points, armed, rechecking.then(Mono.defer(() -> cancelled.getAsBoolean()
+                    ? Mono.<Void>error(new Regroup()) : Mono.<Void>empty()))).cache();
+            return Mono.usingWhen(ctx.gates().forTables(request.branch(), tableKeys(changes)), permit -> Mono.defer(() -> {
+                arming.subscribe(done -> { }, error -> { }); // started now; its outcome is read below, always
+                return staging.materialize().flatMap(staged -> {
+                    if (staged.isOnError()) {
+                        return arming.materialize().flatMap(arm -> arm.isOnError() && arm.getThrowable() instanceof EffectFree notArmed
+                                ? Mono.error(stagingFirst(staged.getThrowable(), notArmed.getCause()))
+                                : retire(operationId, staged.getThrowable()));
+                    }
+                    List<StagedEffect> effects = staged.get();
+                    // Nothing commits before the arm is durable and every staged transaction is the one it names.
+                    return applyArmed(request, operationId, lineage, token, changes, effects, armed,
+                                    arming.then(Mono.defer(() -> ArmBesideStaging.verify(armed, effects))))
+                            .onErrorResume(error -> discardAll(effects).then(Mono.error(error)))
+                            .flatMap(commit -> discardAll(effects).thenReturn(commit));
+                });
+            }), Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync);
+        }
         return Mono.usingWhen(
                 ctx.gates().forTables(request.branch(), tableKeys(changes)),
                 permit -> Mono.zip(staging.materialize(), rechecking.materialize()).flatMap(both -> {
-                    // A staging failure comes first, as when staging preceded the recheck, unless the plan was made
-                    // on a kept state the recheck found stale (then the staging failure may be the staleness).
                     if (both.getT1().isOnError()) {
-                        return Mono.error(both.getT2().getThrowable() instanceof Reprepare stale && stale.unverifiedToken()
-                                ? stale : both.getT1().getThrowable());
+                        return Mono.error(stagingFirst(both.getT1().getThrowable(), both.getT2().getThrowable()));
                     }
                     List<StagedEffect> effects = both.getT1().get();
                     Mono<Optional<GraphCommit>> applied = both.getT2().isOnError()
                             ? Mono.error(both.getT2().getThrowable())
-                            : underGates(request, cancelled, token, changes, effects);
+                            : underGates(request, cancelled, token, changes, effects, operationId);
                     return applied.onErrorResume(error -> discardAll(effects).then(Mono.error(error)))
                             .flatMap(commit -> discardAll(effects).thenReturn(commit));
                 }),
                 Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync);
+    }
+
+    /**
+     * A staging failure comes first, as when staging preceded the recheck, unless the plan was made on a kept
+     * state the recheck found stale (then the staging failure may be the staleness).
+     */
+    private static Throwable stagingFirst(Throwable staging, Throwable recheck) {
+        return recheck instanceof Reprepare stale && stale.unverifiedToken() ? stale : staging;
+    }
+
+    /**
+     * {@code before} (the recheck and cancel check of an arm beside staging), the durable arm, then {@code
+     * after_arm}. Anything that fails before the sidecar is durable is refused as it is (nothing to compensate).
+     */
+    private Mono<Void> arm(String points, Sidecar armed, Mono<Void> before) {
+        return before.then(Mono.defer(() -> ctx.sidecars().write(armed)))
+                .onErrorMap(error -> error instanceof RuntimeException failed ? new EffectFree(failed) : error)
+                .then(Mono.defer(() -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_ARM))));
+    }
+
+    /**
+     * Armed beside staging, but staging failed: nothing committed, so the intent is retired and the failure
+     * reported. A sidecar that cannot be deleted stays for recovery (which finds no
+     * movement and rolls back).
+     */
+    private Mono<Optional<GraphCommit>> retire(String operationId, Throwable failure) {
+        return ctx.sidecars().delete(operationId).then(Mono.error(failure));
+    }
+
+    private static IntentRecords.LineageIntent lineage(Publication request) {
+        return new IntentRecords.LineageIntent(Ulid.next(), request.branch(), request.actorId(), nowMicros(),
+                request.operation(), request.idempotency(), request.mergedParent());
     }
 
     /** Tables staged at once: fragment writes of different tables are independent (OMNIGRAPH_LOAD_CONCURRENCY). */
@@ -315,21 +361,33 @@ public final class DirectPublishPipeline {
         }
     }
 
-    private Mono<List<StagedEffect>> stageAll(WriteToken token, ChangeSet changes) {
+    /** Each change as its table will see it: on its pin, or deferred to a fork made once armed; chained if large. */
+    private List<StagedEffect> planned(WriteToken token, ChangeSet changes) {
+        List<StagedEffect> planned = new ArrayList<>();
+        for (TableChange change : changes.changes()) {
+            Optional<ChunkChain> chain = ChunkChain.of(change, ctx.limits());
+            planned.add(FirstTouchFork.inherited(token, change.pin()) ? FirstTouchFork.deferred(token, change, chain)
+                    : new StagedEffect(change, null, chain));
+        }
+        return planned;
+    }
+
+    /** Stages each planned effect on its pin (a deferred one is staged on its fork once armed). */
+    private Mono<List<StagedEffect>> stageAll(List<StagedEffect> planned, Map<String, String> properties) {
         // Every handle is remembered as soon as it exists, so a failure staging another table cannot leak it.
         List<StagedEffect> staged = java.util.Collections.synchronizedList(new ArrayList<>());
         // flatMapSequential keeps table order (the commit order) while staging tables concurrently.
-        return Flux.fromIterable(changes.changes())
-                .flatMapSequential(change -> {
-                    Optional<ChunkChain> chain = ChunkChain.of(change, ctx.limits());
-                    if (FirstTouchFork.inherited(token, change.pin())) {
-                        return Mono.just(FirstTouchFork.deferred(token, change, chain)); // staged on its fork once armed
+        return Flux.fromIterable(planned)
+                .flatMapSequential(effect -> {
+                    TableChange change = effect.change();
+                    if (FirstTouchFork.isDeferred(effect)) {
+                        return Mono.just(effect); // deferred: staged on its fork once armed
                     }
                     TableRef ref = ctx.ref(change.pin());
-                    StagedEffect planned = new StagedEffect(change, null, chain);
                     // The stage opens the pinned version itself: no separate open.
-                    return stageFirst(dev.omnigraph.storage.TableSnapshot.pinned(ref, change.pin().version(), change.pin().rowCount()), planned)
-                            .map(handle -> new StagedEffect(change, handle, chain))
+                    return stageFirst(dev.omnigraph.storage.TableSnapshot.pinned(ref, change.pin().version(),
+                                    change.pin().rowCount()), effect, properties)
+                            .map(handle -> new StagedEffect(change, handle, effect.chain()))
                             .doOnNext(staged::add);
                 }, STAGING_CONCURRENCY)
                 .collectList()
@@ -339,8 +397,9 @@ public final class DirectPublishPipeline {
     private static final Map<String, String> PROPERTIES = Map.of("omnigraph.writer", "direct-publish");
 
     /** The effect's first transaction: the whole change, or chunk 1 of its chain (with its mark). */
-    private Mono<StagedHandle> stageFirst(dev.omnigraph.storage.TableSnapshot snapshot, StagedEffect effect) {
-        return effect.chain().isEmpty() ? stage(snapshot, effect.change(), PROPERTIES)
+    private Mono<StagedHandle> stageFirst(dev.omnigraph.storage.TableSnapshot snapshot, StagedEffect effect,
+                                          Map<String, String> properties) {
+        return effect.chain().isEmpty() ? stage(snapshot, effect.change(), properties)
                 : stageChunk(snapshot, effect, 1);
     }
 
@@ -370,82 +429,38 @@ public final class DirectPublishPipeline {
     // ---- steps 5-9: under the gates ------------------------------------------------------------------------
 
     private Mono<Optional<GraphCommit>> underGates(Publication request, BooleanSupplier cancelled, WriteToken token,
-                                                   ChangeSet changes, List<StagedEffect> effects) {
-        String operationId = Ulid.next();
-        IntentRecords.LineageIntent lineage = new IntentRecords.LineageIntent(Ulid.next(), request.branch(),
-                request.actorId(), nowMicros(), request.operation(), request.idempotency(), request.mergedParent());
+                                                   ChangeSet changes, List<StagedEffect> effects, String operationId) {
+        IntentRecords.LineageIntent lineage = lineage(request);
         return Mono.defer(() -> cancelled.getAsBoolean()
                 ? Mono.<Optional<GraphCommit>>error(new Regroup())
                 : effects.isEmpty() && !changes.commitWhenEmpty()
                         ? Mono.just(Optional.<GraphCommit>empty())
                         : effects.isEmpty() ? lineageOnly(request, token, lineage, changes.pointers())
-                        : applyArmed(request, operationId, lineage, token, changes, effects));
+                        : armThenApply(request, operationId, lineage, token, changes, effects));
     }
 
-    /**
-     * Revalidates everything the plan assumed, under the gates and before any effect. In this process nothing can
-     * have moved (the plan was made under the branch gate); this catches another process, and sidecar drift. The
-     * live manifest version and every written table's HEAD are read side by side (reads only); a moved head is
-     * reported before any drift, since the drift of a moved head means nothing.
-     */
-    private Mono<Void> recheck(Publication request, WriteToken token, ChangeSet changes) {
-        Mono<Void> noDrift = Flux.fromIterable(changes.changes())
-                .filter(change -> !FirstTouchFork.inherited(token, change.pin())) // the parent may move on
-                .flatMap(change -> requireNoDrift(change.pin())).then();
-        return recoveryBarrier(request.branch())
-                .then(Mono.zip(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()).materialize(),
-                        noDrift.materialize()))
-                .flatMap(both -> {
-                    if (both.getT1().isOnError()) {
-                        return Mono.error(both.getT1().getThrowable());
-                    }
-                    WriteToken fresh = both.getT1().get();
-                    ctx.publisher().requireFenced(fresh.state()); // a lost writer tenure stops before any effect
-                    checkPrecondition(request.ifGraphCommit(), fresh);
-                    // A kept token was never read live: its identity is today's, so only the manifest version
-                    // proves it is the live state (a branch deleted and created again has the same name and head).
-                    boolean keptIsStale = !token.verified()
-                            && !token.state().manifest().sameVersionAs(fresh.state().manifest());
-                    if (!token.sameAuthority(fresh) || keptIsStale) {
-                        ReadSetChanged moved = new ReadSetChanged("graph_head:" + request.branch(),
-                                token.head().orElse("<none>"), fresh.head().orElse("<none>"));
-                        return Mono.error(changes.reprepareOnMovedHead() || !token.verified()
-                                ? new Reprepare(moved, !token.verified()) : moved);
-                    }
-                    return both.getT2().isOnError() ? Mono.error(both.getT2().getThrowable()) : Mono.<Void>empty();
-                });
-    }
-
-    /** A table's live HEAD must equal its published pin: anything else is unpublished drift. */
-    private Mono<Void> requireNoDrift(TableEntry pin) {
-        return ctx.tables().head(ctx.ref(pin)).flatMap(head -> {
-            if (head == pin.version()) {
-                return Mono.empty();
-            }
-            if (head > pin.version()) {
-                return Mono.error(new Conflict(pin.tableKey() + " has versions past its published pin (HEAD " + head
-                        + ", published " + pin.version() + ") that no recovery sidecar covers; " + Conflict.UNCOVERED_DRIFT));
-            }
-            return Mono.error(new StorageFault(pin.tableKey() + " HEAD " + head + " is below its published pin "
-                    + pin.version() + ": the graph root was modified outside omnigraph", null));
-        });
-    }
-
-    private Mono<Optional<GraphCommit>> applyArmed(Publication request, String operationId,
-                                                   IntentRecords.LineageIntent lineage, WriteToken token,
-                                                   ChangeSet changes, List<StagedEffect> effects) {
+    /** Arming after staging: the sidecar names the staged transactions. */
+    private Mono<Optional<GraphCommit>> armThenApply(Publication request, String operationId,
+                                                     IntentRecords.LineageIntent lineage, WriteToken token,
+                                                     ChangeSet changes, List<StagedEffect> effects) {
         Sidecar armed = IntentRecords.armed(ctx, request.writerKind(), operationId, token, lineage, effects,
                 changes.pointers());
+        return applyArmed(request, operationId, lineage, token, changes, effects, armed,
+                arm(request.failpointPrefix(), armed, Mono.empty()));
+    }
+
+    /** From the arm ({@code arming}: the durable arm, or nothing when it is already durable) to the answer. */
+    private Mono<Optional<GraphCommit>> applyArmed(Publication request, String operationId,
+                                                   IntentRecords.LineageIntent lineage, WriteToken token,
+                                                   ChangeSet changes, List<StagedEffect> effects, Sidecar armed,
+                                                   Mono<Void> arming) {
         String points = request.failpointPrefix();
         List<StagedHandle> forked = java.util.Collections.synchronizedList(new ArrayList<>());
         // Arm, forks, commits: subscribed by both the publish (which stages the manifest Update meanwhile) and the
         // confirmation, so cached.
-        Mono<ConfirmAndPublish.Landed> landed = ctx.sidecars().write(armed)
-                // A failed arm is refused as it is: nothing to compensate before the intent exists.
-                .onErrorMap(error -> error instanceof RuntimeException failed ? new EffectFree(failed) : error)
-                .then(Mono.defer(() -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_ARM))
-                        .then(new FirstTouchFork(ctx).realize(points, effects, FirstTouchFork.inheritedPins(changes),
-                                this::stageFirst, forked))
+        Mono<ConfirmAndPublish.Landed> landed = arming
+                .then(Mono.defer(() -> new FirstTouchFork(ctx).realize(points, effects, FirstTouchFork.inheritedPins(changes),
+                                (snapshot, effect) -> stageFirst(snapshot, effect, PROPERTIES), forked)
                         .flatMap(realized -> commitAll(points, operationId, realized, changes)
                                 .map(committed -> new ConfirmAndPublish.Landed(realized, committed)))))
                 .cache();

@@ -39,11 +39,11 @@ public final class FirstTouchFork {
     static StagedEffect deferred(WriteToken token, TableChange change, Optional<ChunkChain> chain) {
         TableEntry pin = change.pin();
         TableEntry onFork = pin.pinnedAt(pin.version(), GraphBranches.lanceRef(token.branch()), pin.rowCount());
-        return new StagedEffect(new TableChange(onFork, change.kind(), change.rows(), change.deleteIds()), null, chain);
+        return new StagedEffect(new TableChange(onFork, change.kind(), change.rows(), change.deleteIds()), null, chain, true);
     }
 
     static boolean isDeferred(StagedEffect effect) {
-        return effect.handle() == null;
+        return effect.deferred();
     }
 
     /**

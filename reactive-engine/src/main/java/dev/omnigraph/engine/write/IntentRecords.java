@@ -43,7 +43,7 @@ final class IntentRecords {
             String lanceBranch = pin.lanceBranch().orElse(null);
             pins.add(new TablePin(identity, pin.tableKey(), ctx.ref(pin).path(), pin.version(),
                     pin.version() + effect.transactions(), null, lanceBranch));
-            planned.add(new Effect(identity, pin.tableKey(), txn(effect), null, null,
+            planned.add(new Effect(identity, pin.tableKey(), txn(effect, operationId), null, null,
                     effect.chain().map(ChunkChain::declared).orElse(null)));
             updates.add(new TableUpdate(identity, pin.tableKey(), pin.version(), lanceBranch, null));
         }
@@ -78,7 +78,7 @@ final class IntentRecords {
         for (Effect effect : payload.effects()) {
             CommittedVersion committed = committedByTable.get(effect.tableKey());
             effects.add(new Effect(effect.identity(), effect.tableKey(), effect.plannedTransaction(),
-                    new Txn(committed.transaction().readVersion(), committed.transaction().uuid()), null, effect.chain()));
+                    Txn.of(committed.transaction()), null, effect.chain()));
         }
         List<TableUpdate> updates = new ArrayList<>();
         for (TableUpdate update : payload.intendedDelta().tableUpdates()) {
@@ -105,12 +105,16 @@ final class IntentRecords {
         return new Identity(pin.stableTableId(), pin.incarnationId());
     }
 
-    /** None yet for a first-touch fork: it is staged only after arming; the fork ref is owned by this intent. */
-    private static Txn txn(StagedEffect effect) {
-        if (FirstTouchFork.isDeferred(effect)) {
-            return null;
+    /**
+     * The staged transaction, or, armed beside staging, the one staging will make on the pin carrying the
+     * operation id as its intent. None for a first-touch fork: it is staged only after arming; the fork ref is
+     * owned by this intent.
+     */
+    private static Txn txn(StagedEffect effect, String operationId) {
+        if (effect.handle() != null) {
+            return Txn.of(effect.handle().identity());
         }
-        return new Txn(effect.handle().identity().readVersion(), effect.handle().identity().uuid());
+        return FirstTouchFork.isDeferred(effect) ? null : Txn.planned(effect.change().pin().version(), operationId);
     }
 
     /** Sidecars record main as null, like the manifest's table_branch. */
