@@ -21,6 +21,8 @@ public final class ValidText {
         int n = text.length();
         for (int i = 0; i < n; i++) {
             char c = text.charAt(i);
+            // One test for the common case (every character of ordinary text): neither NUL nor a surrogate.
+            if (c != '\0' && (c < Character.MIN_SURROGATE || c > Character.MAX_SURROGATE)) continue;
             if (c == '\0') return i;
             if (Character.isHighSurrogate(c)) {
                 if (i + 1 < n && Character.isLowSurrogate(text.charAt(i + 1))) {

@@ -6,14 +6,17 @@ import dev.omnigraph.storage.TableSnapshot;
 import dev.omnigraph.storage.manifest.ManifestStore;
 import dev.omnigraph.storage.manifest.TableDelta;
 import dev.omnigraph.storage.manifest.TableEntry;
+import java.util.AbstractSet;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
 import reactor.core.publisher.Mono;
 
 /**
@@ -46,7 +49,45 @@ final class CommittedKeyCache {
         }
     }
 
-    private record Known(Version version, Set<String> ids) {}
+    /**
+     * The ids of one table at {@code version}: those of a learned version ({@code base}) plus those later loads of
+     * this handle added ({@code added}: id → the version that added it). A publish adds its ids to the same map,
+     * tagged with the new version, instead of copying the set, so carrying costs the load's ids, not the table's;
+     * a reader still holding an older {@code Known} sees exactly its version's ids (only those tagged at or below).
+     */
+    private record Known(Version version, Set<String> base, Map<String, Long> added) {
+        static Known learned(Version version, Set<String> ids) {
+            return new Known(version, ids, new ConcurrentHashMap<>());
+        }
+
+        Set<String> ids() {
+            long at = version.version();
+            return new AbstractSet<>() {
+                @Override
+                public boolean contains(Object id) {
+                    if (base.contains(id)) return true;
+                    Long addedAt = added.get(id);
+                    return addedAt != null && addedAt <= at;
+                }
+
+                @Override
+                public Iterator<String> iterator() {
+                    return Stream.concat(base.stream(), added.entrySet().stream()
+                            .filter(e -> e.getValue() <= at && !base.contains(e.getKey())).map(Map.Entry::getKey))
+                            .iterator();
+                }
+
+                @Override
+                public int size() {
+                    return base.size() + (int) added.values().stream().filter(v -> v <= at).count();
+                }
+            };
+        }
+
+        int held() {
+            return base.size() + added.size();
+        }
+    }
 
     private final Map<String, Known> byTable = new HashMap<>();
 
@@ -88,9 +129,16 @@ final class CommittedKeyCache {
                 || delta.fromVersion() != pin.version() || delta.toVersion() != pin.version() + 1) {
             return;
         }
-        Set<String> ids = new HashSet<>(known.ids());
-        ids.addAll(added);
-        put(pin.tableKey(), new Known(from.get().next(), Collections.unmodifiableSet(ids)));
+        Version next = from.get().next();
+        Long tag = next.version();
+        // A merge may name ids the table holds already: they keep their older tag.
+        added.forEach(id -> known.added().putIfAbsent(id, tag));
+        put(pin.tableKey(), new Known(next, known.base(), known.added()));
+    }
+
+    /** The ids of {@code tableKey} at exactly {@code pin}'s version on main, when known. */
+    Optional<Set<String>> known(TableEntry pin) {
+        return Version.of(pin).flatMap(version -> known(pin.tableKey(), version));
     }
 
     private synchronized Optional<Set<String>> known(String tableKey, Version version) {
@@ -98,14 +146,19 @@ final class CommittedKeyCache {
         return known != null && known.version().equals(version) ? Optional.of(known.ids()) : Optional.empty();
     }
 
+    /** Takes {@code ids} as those of {@code pin}'s version (as a key scan of it learns them). */
+    void learn(TableEntry pin, Set<String> ids) {
+        Version.of(pin).ifPresent(version -> learn(pin.tableKey(), version, ids));
+    }
+
     private synchronized void learn(String tableKey, Version version, Set<String> ids) {
-        put(tableKey, new Known(version, ids));
+        put(tableKey, Known.learned(version, ids));
     }
 
     private void put(String tableKey, Known known) {
         byTable.remove(tableKey);
-        long others = byTable.values().stream().mapToLong(k -> k.ids().size()).sum();
-        if (known.ids().size() + others <= MAX_KEYS) {
+        long others = byTable.values().stream().mapToLong(Known::held).sum();
+        if (known.held() + others <= MAX_KEYS) {
             byTable.put(tableKey, known);
         }
     }

@@ -35,6 +35,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.Set;
 
@@ -56,6 +57,22 @@ final class LineParser {
     private final JsonFactory factory;
     private final ObjectMapper mapper;
     private final Map<String, List<EdgeTable>> edgesByFoldedName = new HashMap<>();
+    /** Per node and edge type name, resolved once per reader rather than per line. */
+    private final Map<String, TypePlan> nodePlans = new HashMap<>();
+    private final Map<String, TypePlan> edgePlans = new HashMap<>();
+
+    /**
+     * A type's declared properties with their positions, and for a keyed node type its id rule.
+     * {@code derive} is null for a type without a key.
+     */
+    private record TypePlan(List<Property> properties, Map<String, Integer> positions,
+                            Function<Map<String, ?>, String> derive) {
+        static TypePlan of(List<Property> properties, Function<Map<String, ?>, String> derive) {
+            Map<String, Integer> positions = new HashMap<>();
+            for (int i = 0; i < properties.size(); i++) positions.put(properties.get(i).name(), i);
+            return new TypePlan(properties, positions, derive);
+        }
+    }
 
     LineParser(Catalog catalog, int maxLineBytes) {
         this.catalog = catalog;
@@ -76,8 +93,13 @@ final class LineParser {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-        for (EdgeTable e : catalog.edges().values())
+        for (EdgeTable e : catalog.edges().values()) {
             edgesByFoldedName.computeIfAbsent(e.typeName().toLowerCase(Locale.ROOT), k -> new ArrayList<>()).add(e);
+            edgePlans.put(e.typeName(), TypePlan.of(e.type().properties(), null));
+        }
+        for (NodeTable n : catalog.nodes().values())
+            nodePlans.put(n.typeName(), TypePlan.of(n.type().properties(),
+                    n.type().key().isPresent() ? n.idDeriver() : null));
     }
 
     /** A key as it appeared in the line: its 1-based byte column and its value. */
@@ -255,12 +277,13 @@ final class LineParser {
         NodeTable table = catalog.node(typeName).orElseThrow(() -> new ValidationError(typeName, null, null,
                 "line " + line + ": unknown node type '" + typeName + "'"));
         String supplied = suppliedId(line, typeName, s);
-        Map<String, Object> values = values(line, typeName, "node", table.type().properties(), s);
-        if (table.type().key().isEmpty())
+        TypePlan plan = nodePlans.get(table.typeName());
+        Map<String, Object> values = values(line, typeName, "node", plan, s);
+        if (plan.derive() == null)
             return new NodeRecord(line, typeName, supplied != null ? supplied : freshId.get(), values);
         String derived;
         try {
-            derived = table.deriveId(values);
+            derived = plan.derive().apply(values);
         } catch (ValidationError e) {
             throw new ValidationError(e.typeName(), e.property(), e.entityId(), "line " + line + ": " + e.getMessage());
         }
@@ -275,7 +298,7 @@ final class LineParser {
         EdgeTable table = edgeTable(line, spelled);
         String typeName = table.typeName();
         String supplied = suppliedId(line, typeName, s);
-        Map<String, Object> values = values(line, typeName, "edge", table.type().properties(), s);
+        Map<String, Object> values = values(line, typeName, "edge", edgePlans.get(typeName), s);
         return new EdgeRecord(line, typeName, supplied != null ? supplied : freshId.get(),
                 s.from.value().textValue(), s.to.value().textValue(), values);
     }
@@ -302,27 +325,33 @@ final class LineParser {
     }
 
     /** Every declared property in declaration order; data keys are checked in input order. */
-    private static Map<String, Object> values(int line, String typeName, String kind, List<Property> properties,
-                                              Shape s) {
-        Map<String, Property> byName = new HashMap<>();
-        for (Property p : properties) byName.put(p.name(), p);
-        Map<String, Object> given = new HashMap<>();
+    private static Map<String, Object> values(int line, String typeName, String kind, TypePlan plan, Shape s) {
+        List<Property> properties = plan.properties();
+        Object[] given = new Object[properties.size()];
+        boolean[] present = new boolean[properties.size()];
         for (Map.Entry<String, Field> e : s.dataFields.entrySet()) {
             if (e.getKey().equals("id")) continue;
-            Property p = byName.get(e.getKey());
-            if (p == null)
+            Integer at = plan.positions().get(e.getKey());
+            if (at == null)
                 throw new ValidationError(typeName, e.getKey(), null, "line " + line + ": unknown property '"
                         + e.getKey() + "' for " + kind + " type " + typeName);
-            given.put(p.name(), ValueConverter.convert(p, e.getValue().value(),
-                    new ValueConverter.Site(line, typeName, p.name())));
+            Property p = properties.get(at);
+            given[at] = ValueConverter.convert(p, e.getValue().value(), new ValueConverter.Site(line, typeName, p.name()));
+            present[at] = true;
         }
-        Map<String, Object> out = new LinkedHashMap<>();
-        for (Property p : properties) {
-            Object v = s.dataFields.containsKey(p.name()) ? given.get(p.name())
-                    : ValueConverter.convert(p, null, new ValueConverter.Site(line, typeName, p.name()));
-            out.put(p.name(), v);
+        // Sized so that the id, src and dst the batch adds to the same map never resize it.
+        Map<String, Object> out = new LinkedHashMap<>(capacity(properties.size() + 3));
+        for (int i = 0; i < given.length; i++) {
+            Property p = properties.get(i);
+            out.put(p.name(), present[i] ? given[i]
+                    : ValueConverter.convert(p, null, new ValueConverter.Site(line, typeName, p.name())));
         }
         return out;
+    }
+
+    /** A hash map capacity that holds {@code entries} without resizing. */
+    static int capacity(int entries) {
+        return (int) Math.ceil(entries / 0.75) + 1;
     }
 
     // ---- helpers ---------------------------------------------------------------------------------------

@@ -43,7 +43,8 @@ final class LoadBatch {
     }
 
     private LoadBatch add(LoadRecord record, Catalog catalog) {
-        Map<String, Object> row = new HashMap<>(record.values());
+        Map<String, Object> row = new HashMap<>(LineParser.capacity(record.values().size() + 3));
+        row.putAll(record.values());
         row.put("id", record.id());
         String tableKey;
         if (record instanceof LoadRecord.EdgeRecord edge) {
@@ -53,15 +54,20 @@ final class LoadBatch {
         } else {
             NodeTable node = catalog.node(record.typeName()).orElseThrow();
             tableKey = node.tableKey();
-            node.type().key().ifPresent(key -> requireKeyOnce(node, key, record));
+            if (mode != LoadMode.APPEND) { // append reports a repeated id as a key conflict instead, below
+                node.type().key().ifPresent(key -> requireKeyOnce(node, key, record));
+            }
         }
         recordsByTable.merge(tableKey, 1L, Long::sum);
         LinkedHashMap<String, Map<String, Object>> rows = rowsByTable.computeIfAbsent(tableKey, key -> new LinkedHashMap<>());
-        Map<String, Object> previous = rows.remove(record.id()); // re-insert so the last occurrence keeps its place last
-        if (previous != null && mode == LoadMode.APPEND) {
-            duplicateIds.computeIfAbsent(record.typeName(), key -> new ArrayList<>()).add(record.id());
+        Map<String, Object> previous = rows.put(record.id(), row);
+        if (previous != null) {
+            rows.remove(record.id()); // re-insert so the last occurrence keeps its place last
+            rows.put(record.id(), row);
+            if (mode == LoadMode.APPEND) {
+                duplicateIds.computeIfAbsent(record.typeName(), key -> new ArrayList<>()).add(record.id());
+            }
         }
-        rows.put(record.id(), row);
         if (mode != LoadMode.OVERWRITE && rows.size() > limits.maxEntitiesPerTable()) {
             throw new ResourceLimitExceeded("entities for " + tableKey + " in one load (line " + record.line() + ")",
                     limits.maxEntitiesPerTable(), rows.size(), "split the file into chunks of at most "
@@ -80,9 +86,6 @@ final class LoadBatch {
      * key, not last-wins (append reports it as a key conflict, below). The whole load fails; nothing is written.
      */
     private void requireKeyOnce(NodeTable node, Constraint.Key key, LoadRecord record) {
-        if (mode == LoadMode.APPEND) {
-            return;
-        }
         Integer first = keyLines.computeIfAbsent(node.tableKey(), k -> new HashMap<>()).putIfAbsent(record.id(), record.line());
         if (first != null) {
             String typeName = node.type().name();

@@ -10,6 +10,7 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Node ids of keyed node types and the canonical scalar spelling they are built from (storage-layout §8).
@@ -43,15 +44,29 @@ final class KeyIds {
      * (name → id, e.g. from {@link SchemaIr.NodeIr#properties()}).
      */
     public static String derive(NodeType type, Map<String, Long> propertyIds, Map<String, ?> values) {
+        return deriver(type, propertyIds).apply(values);
+    }
+
+    /**
+     * The id rule of {@link #derive(NodeType, Map, Map)} with the key properties resolved and ordered once, for
+     * deriving many ids of one type (a load's lines).
+     */
+    public static Function<Map<String, ?>, String> deriver(NodeType type, Map<String, Long> propertyIds) {
         List<Property> keys = type.key().map(k -> k.properties().stream()
                 .map(n -> type.property(n).orElseThrow())
                 .sorted(java.util.Comparator.comparingLong((Property p) -> stableId(propertyIds, type, p)))
                 .toList()).orElseThrow(() -> new IllegalArgumentException(
                         "node type " + type.name() + " has no @key; its ids are supplied or minted"));
-        if (keys.size() == 1) return canonical(type.name(), keys.get(0), values.get(keys.get(0).name()));
-        List<String> parts = new ArrayList<>(keys.size());
-        for (Property p : keys) parts.add(canonical(type.name(), p, values.get(p.name())));
-        return jsonArray(parts);
+        String typeName = type.name();
+        if (keys.size() == 1) {
+            Property key = keys.get(0);
+            return values -> canonical(typeName, key, values.get(key.name()));
+        }
+        return values -> {
+            List<String> parts = new ArrayList<>(keys.size());
+            for (Property p : keys) parts.add(canonical(typeName, p, values.get(p.name())));
+            return jsonArray(parts);
+        };
     }
 
     private static long stableId(Map<String, Long> ids, NodeType type, Property p) {

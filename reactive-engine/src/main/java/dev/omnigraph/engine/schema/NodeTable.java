@@ -3,6 +3,7 @@ package dev.omnigraph.engine.schema;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /** Catalog entry of a node type. */
@@ -38,5 +39,10 @@ public record NodeTable(NodeType type, long typeId, long incarnationId, Map<Stri
     /** The node id for these property values; see {@link KeyIds#derive(NodeTable, Map)}. */
     public String deriveId(Map<String, ?> values) {
         return KeyIds.derive(this, values);
+    }
+
+    /** {@link #deriveId} with the key resolved once, for many ids; only for a keyed type. */
+    public Function<Map<String, ?>, String> idDeriver() {
+        return KeyIds.deriver(type, propertyIds);
     }
 }
