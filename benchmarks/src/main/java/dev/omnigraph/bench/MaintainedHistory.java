@@ -85,6 +85,9 @@ final class MaintainedHistory implements Scenario {
                     onDisk / 1e6, manifest / 1e6, keepOneFloor / 1e6, live / 1e6, (double) onDisk / live, buildMinutes);
             cleanup.note(disk);
             ctx.log(name() + " @ " + at + ": " + disk);
+            String parts = DiskComposition.of(root);
+            cleanup.note("on disk by part: " + parts);
+            ctx.log(name() + " @ " + at + " by part: " + parts);
             Series write = report.row("insert Note @ " + at, firstWrite);
             firstWrite = firstWrite == null ? write.name() : firstWrite;
             for (int r = 0; r < reps; r++) {
