@@ -116,6 +116,7 @@ final class MaintainedHistory implements Scenario {
                     "notes", notes, LOAD_CHUNK, i -> "{\"type\":\"Note\",\"data\":{\"text\":\"h" + i + "\"}}");
             ctx.run(() -> fresh.optimize(Optional.empty()));
             fresh.close();
+            ctx.log("maintained-history live data by part: " + DiskComposition.of(dir.resolve("graph")));
             return bytes(dir.resolve("graph"));
         } finally {
             BenchContext.deleteTree(dir);
