@@ -498,6 +498,15 @@ public final class LanceTableStorage implements TableStorage {
         });
     }
 
+    @Override
+    public Mono<Map<Integer, Long>> liveRowsByFragment(TableSnapshot snapshot) {
+        return withDataset("liveRowsByFragment", snapshot.ref(), OptionalLong.of(snapshot.version()), (dataset, allocator) -> {
+            Map<Integer, Long> rows = new java.util.LinkedHashMap<>();
+            dataset.getFragments().forEach(fragment -> rows.put(fragment.getId(), fragment.metadata().getNumRows()));
+            return rows;
+        });
+    }
+
     private static List<com.lancedb.lance.FragmentMetadata> fragmentsAt(Dataset latest, long version) {
         try (Dataset at = latest.checkoutVersion(version)) {
             return at.getFragments().stream().map(com.lancedb.lance.Fragment::metadata).toList();
