@@ -85,6 +85,9 @@ final class MaintainedHistory implements Scenario {
                     onDisk / 1e6, manifest / 1e6, keepOneFloor / 1e6, live / 1e6, (double) onDisk / live, buildMinutes);
             cleanup.note(disk);
             ctx.log(name() + " @ " + at + ": " + disk);
+            String parts = DiskComposition.of(root);
+            cleanup.note("on disk by part: " + parts);
+            ctx.log(name() + " @ " + at + " by part: " + parts);
             Series write = report.row("insert Note @ " + at, firstWrite);
             firstWrite = firstWrite == null ? write.name() : firstWrite;
             for (int r = 0; r < reps; r++) {
@@ -113,6 +116,7 @@ final class MaintainedHistory implements Scenario {
                     "notes", notes, LOAD_CHUNK, i -> "{\"type\":\"Note\",\"data\":{\"text\":\"h" + i + "\"}}");
             ctx.run(() -> fresh.optimize(Optional.empty()));
             fresh.close();
+            ctx.log("maintained-history live data by part: " + DiskComposition.of(dir.resolve("graph")));
             return bytes(dir.resolve("graph"));
         } finally {
             BenchContext.deleteTree(dir);

@@ -11,14 +11,17 @@ import dev.omnigraph.engine.cleanup.CleanupReport;
 import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.LanceBranch;
+import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.manifest.GraphCommit;
+import dev.omnigraph.storage.manifest.ManifestSchema;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -117,6 +120,21 @@ class ManifestCleanupTest extends ConstrainedGraphTest {
         assertThat(done.tables()).extracting(CleanupReport.TableCleanup::location).contains("_graph_commit_recoveries");
         assertThat(versions(audit)).hasSize(1);
         assertThat(graph.recoveries().collectList().block()).isEqualTo(records);
+    }
+
+    @Test
+    void aNewGraphCompressesItsLineageAndCleanupKeepsAllOfIt() {
+        var manifest = services.tables().open(TableRef.main(root.resolve("__manifest").toString()), OptionalLong.empty())
+                .block();
+        for (String text : new String[] {ManifestSchema.OBJECT_ID, ManifestSchema.METADATA}) {
+            assertThat(manifest.schema().findField(text).getMetadata()).as(text).containsAllEntriesOf(ManifestSchema.ZSTD);
+        }
+        var lineage = graph.commits("main").collectList().block();
+
+        graph.cleanup(keep(1)).block();
+
+        assertThat(graph.commits("main").collectList().block()).as("every commit, not only the kept one")
+                .isEqualTo(lineage);
     }
 
     /** The versions whose manifests are on disk under {@code dataset}'s main ref (Lance's V2 names invert them). */

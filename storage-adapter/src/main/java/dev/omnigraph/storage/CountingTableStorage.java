@@ -183,6 +183,11 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<Map<Integer, Long>> liveRowsByFragment(TableSnapshot snapshot) {
+        return counted(Call.OPEN, () -> delegate.liveRowsByFragment(snapshot));
+    }
+
+    @Override
     public Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request) {
         return counted(Call.SCAN, () -> delegate.nearest(snapshot, request));
     }

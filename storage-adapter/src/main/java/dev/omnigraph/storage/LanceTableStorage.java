@@ -178,6 +178,11 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<Map<Integer, Long>> liveRowsByFragment(TableSnapshot snapshot) {
+        return versions.liveRowsByFragment(snapshot);
+    }
+
+    @Override
     public Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after) {
         return versions.fragmentDiff(before, after);
     }

@@ -5,6 +5,7 @@ import com.lancedb.lance.Fragment;
 import com.lancedb.lance.FragmentMetadata;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -59,6 +60,15 @@ final class LanceVersionReads {
                 // Each version opened through the ref itself: a branch's versions live in its own tree.
                 TableHistory.marks(ref, version -> LanceDatasets.open(allocator, ref, OptionalLong.of(version)), after,
                         upTo, LanceDatasets.forkOf(ref, allocator), key));
+    }
+
+    /** Live rows (physical minus deleted) of each fragment, by id in the dataset's order. */
+    Mono<Map<Integer, Long>> liveRowsByFragment(TableSnapshot snapshot) {
+        return datasets.with("liveRowsByFragment", snapshot.ref(), OptionalLong.of(snapshot.version()), (dataset, allocator) -> {
+            Map<Integer, Long> rows = new LinkedHashMap<>();
+            dataset.getFragments().forEach(fragment -> rows.put(fragment.getId(), fragment.metadata().getNumRows()));
+            return rows;
+        });
     }
 
     Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after) {

@@ -159,6 +159,9 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     /** True when every version in {@code (base, upTo]} of {@code ref} has exactly {@code base}'s fragments. */
     Mono<Boolean> sameFragments(TableRef ref, long base, long upTo);
 
+    /** Live rows (physical minus deleted) of each fragment of {@code snapshot}, by fragment id in the dataset's order. */
+    Mono<Map<Integer, Long>> liveRowsByFragment(TableSnapshot snapshot);
+
     /**
      * The rows an approximate nearest-neighbour search through {@code snapshot}'s vector index returns (at most
      * {@code k}, closest first, with Lance's {@code _distance}). Only for a table that has a vector index on the

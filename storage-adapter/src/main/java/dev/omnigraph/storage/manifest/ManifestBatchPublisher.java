@@ -182,8 +182,9 @@ public final class ManifestBatchPublisher {
     /**
      * Every publish adds a fragment to {@code __manifest}, and reading the manifest costs one pass over its
      * fragments, so past {@link #COMPACT_AT_FRAGMENTS} small ones (beside the full fragments the rows fill) the
-     * publisher folds them into fragments of {@link #MANIFEST_FRAGMENT_ROWS} rows. Best effort: the
-     * commit has landed; a failed compaction is logged and retried by a later publish. A compaction moves the
+     * publisher folds them into fragments of {@link #MANIFEST_FRAGMENT_ROWS} rows ({@link ManifestFold}: the rows
+     * written again, not Lance's compaction, which would keep a per-publish row-id run in every later manifest file).
+     * Best effort: the commit has landed; a failed fold is logged and retried by a later publish. A fold moves the
      * manifest's version, so the store's kept state no longer matches it and the next load reads afresh.
      */
     private Mono<Void> compactIfFragmented(String branch, ManifestState published) {
@@ -191,8 +192,7 @@ public final class ManifestBatchPublisher {
         if (published.manifest().fragmentCount() < COMPACT_AT_FRAGMENTS + fullFragments) {
             return Mono.empty();
         }
-        return store.tables().compactFragments(store.ref(branch), MANIFEST_FRAGMENT_ROWS)
-                // A failed compaction may still have committed its reserve versions.
+        return ManifestFold.fold(store.tables(), store.ref(branch), MANIFEST_FRAGMENT_ROWS)
                 .doOnNext(compacted -> compacted.ifPresent(version -> store.superseded(published)))
                 .doOnError(failure -> store.superseded(published))
                 .then()

@@ -1,5 +1,6 @@
 package dev.omnigraph.storage.manifest;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -36,21 +37,34 @@ public final class ManifestSchema {
 
     public static final String STAMP_ID = "stamp";
 
+    /**
+     * Lance field metadata asking for zstd on a column's value buffers. Lineage rows are compacted into fragments of
+     * thousands of rows whose text (commit ids, metadata JSON) is repetitive: zstd stores a compacted commit row in
+     * about a quarter of its plain bytes. The logical rows are unchanged; a manifest created without it (before
+     * session 7) keeps its plain encoding, since every later write uses the dataset's own schema.
+     */
+    public static final Map<String, String> ZSTD = Map.of("lance-encoding:compression", "zstd");
+
     public static final Schema SCHEMA = new Schema(List.of(
-            new Field(OBJECT_ID, new FieldType(false, new ArrowType.Utf8(), null,
-                    Map.of("lance-schema:unenforced-primary-key", "true")), null),
-            Field.notNullable(OBJECT_TYPE, new ArrowType.Utf8()),
-            Field.nullable(TABLE_KEY, new ArrowType.Utf8()),
-            Field.nullable(LOCATION, new ArrowType.Utf8()),
+            text(OBJECT_ID, false, Map.of("lance-schema:unenforced-primary-key", "true")),
+            text(OBJECT_TYPE, false, Map.of()),
+            text(TABLE_KEY, true, Map.of()),
+            text(LOCATION, true, Map.of()),
             Field.nullable(STABLE_TABLE_ID, new ArrowType.Int(64, false)),
             Field.nullable(TABLE_INCARNATION_ID, new ArrowType.Int(64, false)),
             Field.nullable(TABLE_VERSION, new ArrowType.Int(64, false)),
-            Field.nullable(TABLE_BRANCH, new ArrowType.Utf8()),
+            text(TABLE_BRANCH, true, Map.of()),
             Field.nullable(ROW_COUNT, new ArrowType.Int(64, false)),
             Field.nullable(TOMBSTONE, new ArrowType.Bool()),
-            Field.nullable(METADATA, new ArrowType.Utf8())));
+            text(METADATA, true, Map.of())));
 
     private ManifestSchema() {
+    }
+
+    private static Field text(String name, boolean nullable, Map<String, String> metadata) {
+        Map<String, String> all = new HashMap<>(metadata);
+        all.putAll(ZSTD);
+        return new Field(name, new FieldType(nullable, new ArrowType.Utf8(), null, Map.copyOf(all)), null);
     }
 
     public static String tableObjectId(long stableTableId, long incarnationId) {

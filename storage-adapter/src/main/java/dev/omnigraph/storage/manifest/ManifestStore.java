@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import org.apache.arrow.vector.types.pojo.Schema;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -80,7 +81,13 @@ public final class ManifestStore {
      * {@code graph_head:main}. The rows land in one commit, so a manifest either has its stamp or is empty.
      */
     public Mono<GraphCommit> create(List<TableEntry> initialTables, String genesisCommitId, long createdAtMicros) {
-        return tables.create(manifestPath, SCHEMA).flatMap(empty -> {
+        return create(SCHEMA, initialTables, genesisCommitId, createdAtMicros);
+    }
+
+    /** As above with an explicit schema: tests build a manifest as older builds did (no column encodings). */
+    Mono<GraphCommit> create(Schema schema, List<TableEntry> initialTables,
+            String genesisCommitId, long createdAtMicros) {
+        return tables.create(manifestPath, schema).flatMap(empty -> {
             List<TableDelta> deltas = initialTables.stream()
                     .map(entry -> new TableDelta(entry.tableKey(), 0, entry.version())).toList();
             GraphCommit genesis = new GraphCommit(genesisCommitId, List.of(), Optional.empty(), Optional.empty(),

@@ -50,6 +50,16 @@ class ManifestCompactionRaceTest {
 
     @Test
     void aPublishStagedBeforeACompactionLandsOnceWithEveryRowIntact() throws Exception {
+        aPublishStagedBeforeLandsOnce(() -> tables.compactFragments(store.ref("main")).block());
+    }
+
+    @Test
+    void aPublishStagedBeforeAFoldLandsOnceWithEveryRowIntact() throws Exception {
+        aPublishStagedBeforeLandsOnce(() -> ManifestFold.fold(tables, store.ref("main"),
+                ManifestBatchPublisher.MANIFEST_FRAGMENT_ROWS).block());
+    }
+
+    private void aPublishStagedBeforeLandsOnce(java.util.function.Supplier<Optional<Long>> compaction) throws Exception {
         long personPin = store.load("main").block().table("node:Person").orElseThrow().version();
         int commitsBefore = store.commits("main").collectList().block().size();
         Sinks.Empty<Void> release = Sinks.empty();
@@ -57,7 +67,7 @@ class ManifestCompactionRaceTest {
         CompletableFuture<GraphCommit> racing = publisher.publish(move("main", ExpectedHead.exactly(head.id()), KNOWS, 2, 5),
                 release.asMono()).toFuture();
 
-        Optional<Long> compacted = tables.compactFragments(store.ref("main")).block();
+        Optional<Long> compacted = compaction.get();
         assertThat(compacted).as("the manifest had fragments to fold").isPresent();
         release.tryEmitEmpty();
         GraphCommit landed = racing.get(60, TimeUnit.SECONDS);

@@ -1,0 +1,101 @@
+package dev.omnigraph.storage.manifest;
+
+import static dev.omnigraph.storage.manifest.ManifestFixture.PERSON;
+import static dev.omnigraph.storage.manifest.ManifestFixture.move;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.omnigraph.storage.LanceTableStorage;
+import dev.omnigraph.storage.testing.StorageFixture;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The publisher's fold of {@code __manifest}: same rows, and manifest files that stop growing with the lineage. */
+class ManifestFoldTest {
+    @TempDir
+    Path root;
+    LanceTableStorage tables;
+    ManifestStore store;
+
+    @BeforeEach
+    void setUp() {
+        tables = StorageFixture.newTableStorage();
+        store = ManifestFixture.store(root.toString(), tables);
+    }
+
+    @AfterEach
+    void tearDown() {
+        tables.close();
+    }
+
+    @Test
+    void theFirstGroupSkipsFullFragmentsAndLonersAndStaysWithinTheTarget() {
+        assertThat(ManifestFold.firstGroup(rows(10, 3, 1, 1), 10)).containsExactly(1, 2, 3);
+        assertThat(ManifestFold.firstGroup(rows(9, 3, 4, 4), 10)).as("9 cannot take 3: passed over")
+                .containsExactly(1, 2);
+        assertThat(ManifestFold.firstGroup(rows(3, 4, 3, 2), 10)).containsExactly(0, 1, 2);
+        assertThat(ManifestFold.firstGroup(rows(10, 4), 10)).isEmpty();
+        assertThat(ManifestFold.firstGroup(rows(10, 10), 10)).isEmpty();
+    }
+
+    @Test
+    void manifestFilesStayFlatAsThePublishesGrowAndEveryRowReadsTheSame() {
+        GraphCommit genesis = ManifestFixture.init(store);
+        ManifestBatchPublisher publisher = new ManifestBatchPublisher(store);
+        GraphCommit head = genesis;
+        int publishes = 300;
+        int fragments = 1;
+        List<Long> afterFolds = new ArrayList<>();
+        for (int i = 0; i < publishes; i++) {
+            head = publisher.publish(move("main", ExpectedHead.exactly(head.id()), PERSON, 2 + i, 3 + i)).block();
+            int now = tables.open(store.ref("main"), OptionalLong.empty()).block().fragmentCount();
+            if (now < fragments) afterFolds.add(newestManifestBytes());
+            fragments = now;
+        }
+        assertThat(afterFolds).as("the publisher folded every ~32 publishes").hasSizeGreaterThanOrEqualTo(8);
+        // Lance's compaction keeps one row-id run and one version run per publish in every later manifest file
+        // (about 18 bytes per publish: some 4,000 bytes more by the last fold here). Folded rows are one run each.
+        assertThat(afterFolds.get(afterFolds.size() - 1) - afterFolds.get(0)).as("manifest file growth from the "
+                + "first fold to the last, bytes: %s", afterFolds).isLessThan(500);
+        assertThat(tables.open(store.ref("main"), OptionalLong.empty()).block().fragmentCount())
+                .isLessThanOrEqualTo(ManifestBatchPublisher.COMPACT_AT_FRAGMENTS + 1);
+        ManifestState state = store.load("main").block();
+        assertThat(state.head()).contains(head.id());
+        assertThat(state.table("node:Person").orElseThrow().version()).isEqualTo(2 + publishes);
+        List<GraphCommit> commits = store.commits("main").collectList().block();
+        assertThat(commits).hasSize(publishes + 1);
+        assertThat(commits.get(0)).isEqualTo(head);
+        assertThat(store.commit(genesis.id()).block()).isEqualTo(genesis);
+        assertThat(store.loadAt("main", genesis.manifestVersion()).block().table("node:Person").orElseThrow().version())
+                .isEqualTo(2);
+    }
+
+    /** The size of the latest version's manifest file (named by its version, or inverted in Lance's V2 scheme). */
+    private long newestManifestBytes() {
+        long version = tables.head(store.ref("main")).block();
+        Path versions = root.resolve("__manifest/_versions");
+        Path plain = versions.resolve(version + ".manifest");
+        try {
+            return Files.size(Files.exists(plain) ? plain
+                    : versions.resolve(Long.toUnsignedString(~version) + ".manifest"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Map<Integer, Long> rows(long... perFragment) {
+        Map<Integer, Long> rows = new LinkedHashMap<>();
+        for (int i = 0; i < perFragment.length; i++) rows.put(i, perFragment[i]);
+        return rows;
+    }
+}
