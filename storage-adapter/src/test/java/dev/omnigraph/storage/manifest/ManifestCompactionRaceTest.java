@@ -5,17 +5,12 @@ import static dev.omnigraph.storage.manifest.ManifestFixture.PERSON;
 import static dev.omnigraph.storage.manifest.ManifestFixture.move;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.omnigraph.storage.LanceTableStorage;
-import dev.omnigraph.storage.testing.StorageFixture;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Sinks;
 
 /**
@@ -23,29 +18,18 @@ import reactor.core.publisher.Sinks;
  * publish's staging and its commit: the publish must neither be lost nor land on top of rows the rewrite moved.
  * It loses its CAS, plans again on the compacted manifest and lands once.
  */
-class ManifestCompactionRaceTest {
-    @TempDir
-    Path root;
-    LanceTableStorage tables;
-    ManifestStore store;
+class ManifestCompactionRaceTest extends ManifestStoreTestBase {
     ManifestBatchPublisher publisher;
     GraphCommit head;
 
     @BeforeEach
     void setUp() {
-        tables = StorageFixture.newTableStorage();
-        store = ManifestFixture.store(root.toString(), tables);
         publisher = new ManifestBatchPublisher(store);
         head = ManifestFixture.init(store);
         // Enough single-commit fragments that a compaction has work, too few for the publisher to compact itself.
         for (int i = 0; i < 10; i++) {
             head = publisher.publish(move("main", ExpectedHead.exactly(head.id()), PERSON, 2 + i, 3 + i)).block();
         }
-    }
-
-    @AfterEach
-    void tearDown() {
-        tables.close();
     }
 
     @Test

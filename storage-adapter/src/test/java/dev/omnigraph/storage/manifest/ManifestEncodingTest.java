@@ -5,11 +5,9 @@ import static dev.omnigraph.storage.manifest.ManifestFixture.PERSON;
 import static dev.omnigraph.storage.manifest.ManifestFixture.move;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.omnigraph.storage.LanceTableStorage;
 import dev.omnigraph.storage.StagedHandle;
 import dev.omnigraph.storage.TableSnapshot;
 import dev.omnigraph.storage.Ulid;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,32 +21,14 @@ import java.util.stream.Stream;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The {@code __manifest} column encodings: new manifests compress their lineage, older plain ones keep working. */
-class ManifestEncodingTest {
+class ManifestEncodingTest extends ManifestStoreTestBase {
     /** Commit rows written as one fragment, as a compaction of the lineage leaves them. */
     private static final int LINEAGE_ROWS = 2_000;
 
-    @TempDir
-    Path root;
-    LanceTableStorage tables;
-    ManifestStore store;
     List<Path> dataBefore = List.of();
-
-    @BeforeEach
-    void setUp() {
-        tables = StorageFixture.newTableStorage();
-        store = ManifestFixture.store(root.toString(), tables);
-    }
-
-    @AfterEach
-    void tearDown() {
-        tables.close();
-    }
 
     @Test
     void aNewManifestStoresItsLineageCompressedAndReadsItBack() throws IOException {

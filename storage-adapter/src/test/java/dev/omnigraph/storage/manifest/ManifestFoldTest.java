@@ -4,8 +4,6 @@ import static dev.omnigraph.storage.manifest.ManifestFixture.PERSON;
 import static dev.omnigraph.storage.manifest.ManifestFixture.move;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.omnigraph.storage.LanceTableStorage;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -15,29 +13,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The publisher's fold of {@code __manifest}: same rows, and manifest files that stop growing with the lineage. */
-class ManifestFoldTest {
-    @TempDir
-    Path root;
-    LanceTableStorage tables;
-    ManifestStore store;
-
-    @BeforeEach
-    void setUp() {
-        tables = StorageFixture.newTableStorage();
-        store = ManifestFixture.store(root.toString(), tables);
-    }
-
-    @AfterEach
-    void tearDown() {
-        tables.close();
-    }
-
+class ManifestFoldTest extends ManifestStoreTestBase {
     @Test
     void theFirstGroupSkipsFullFragmentsAndLonersAndStaysWithinTheTarget() {
         assertThat(ManifestFold.firstGroup(rows(10, 3, 1, 1), 10)).containsExactly(1, 2, 3);

@@ -6,45 +6,29 @@ import static dev.omnigraph.storage.manifest.ManifestFixture.move;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.omnigraph.storage.LanceTableStorage;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.error.ManifestConflict;
 import dev.omnigraph.storage.error.ReadSetChanged;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.error.OmnigraphException;
-import dev.omnigraph.storage.testing.StorageFixture;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-class ManifestPublisherTest {
-    @TempDir
-    Path root;
-    LanceTableStorage tables;
-    ManifestStore store;
+class ManifestPublisherTest extends ManifestStoreTestBase {
     ManifestBatchPublisher publisher;
     GraphCommit genesis;
 
     @BeforeEach
     void setUp() {
-        tables = StorageFixture.newTableStorage();
-        store = ManifestFixture.store(root.toString(), tables);
         publisher = new ManifestBatchPublisher(store);
         genesis = ManifestFixture.init(store);
-    }
-
-    @AfterEach
-    void tearDown() {
-        tables.close();
     }
 
     long manifestHead(String branch) {

@@ -4,36 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.omnigraph.storage.LanceTableStorage;
 import dev.omnigraph.storage.TableSnapshot;
 import dev.omnigraph.storage.error.UnsupportedStamp;
-import dev.omnigraph.storage.testing.StorageFixture;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The stamp is checked on every load: older, newer, unreadable and missing stamps are refused with the fix. */
-class StampTest {
-    @TempDir
-    Path root;
-    LanceTableStorage tables;
-    ManifestStore store;
-
-    @BeforeEach
-    void setUp() {
-        tables = StorageFixture.newTableStorage();
-        store = new ManifestStore(root.toString(), tables);
-    }
-
-    @AfterEach
-    void tearDown() {
-        tables.close();
-    }
-
+class StampTest extends ManifestStoreTestBase {
     void writeStamp(Object value) throws Exception {
         TableSnapshot empty = tables.create(store.manifestPath(), ManifestSchema.SCHEMA).block();
         Map<String, Object> stamp = ManifestRows.stamp(ManifestSchema.INTERNAL_SCHEMA_VERSION);
