@@ -58,14 +58,19 @@ public record Sidecar(int schemaVersion, String operationId, String startedAt, S
         }
 
         /** The identity Lance recorded (or staged), with its intent id if it carries one. */
+        /**
+         * The intent id is kept only where there is no uuid: a uuid decides {@link #identifies} alone, and a sidecar
+         * naming its transactions by uuid keeps the shape an older build can read.
+         */
         public static Txn of(dev.omnigraph.storage.TransactionIdentity identity) {
-            return new Txn(identity.readVersion(), identity.uuid(), identity.intent());
+            return identity.uuid() != null ? new Txn(identity.readVersion(), identity.uuid())
+                    : new Txn(identity.readVersion(), null, identity.intent());
         }
 
         /**
          * True when {@code found} (read back from a table's history, or staged) is this transaction: the same read
          * version and the same uuid, or, when this names no uuid, the same intent id (a Txn naming neither, as a
-     * schema apply's version-one Create does, identifies nothing). The one rule for both.
+         * schema apply's version-one Create does, identifies nothing). The one rule for both.
          */
         public boolean identifies(dev.omnigraph.storage.TransactionIdentity found) {
             return found.readVersion() == readVersion

@@ -27,6 +27,21 @@ class SidecarTxnTest {
     }
 
     @Test
+    void aTransactionWithAUuidIsRecordedWithoutItsIntentSoOlderBuildsCanReadTheSidecar() {
+        Txn staged = Txn.of(new TransactionIdentity(3, "uuid-1", "01OP"));
+        assertThat(staged).isEqualTo(new Txn(3, "uuid-1"));
+        Sidecar sample = SidecarStoreTest.sample("01SAMPLE");
+        Sidecar.Effect effect = sample.protocolV3().effects().get(0);
+        Sidecar.ProtocolV3 payload = sample.protocolV3();
+        Sidecar recorded = sample.withPayload(sample.tables(), new Sidecar.ProtocolV3(payload.authority(),
+                payload.lineage(), payload.rollbackGraphCommitId(), payload.effectPhase(), java.util.List.of(
+                        new Sidecar.Effect(effect.identity(), effect.tableKey(), staged, staged)),
+                payload.intendedDelta(), null));
+        assertThat(SidecarStore.toJson(recorded)).doesNotContain("intent");
+        assertThat(Txn.of(new TransactionIdentity(3, null, "01OP"))).isEqualTo(Txn.planned(3, "01OP"));
+    }
+
+    @Test
     void anIntentNamedTransactionRoundTripsAndAUuidNamedOneKeepsTheReferenceShape() {
         Sidecar sample = SidecarStoreTest.sample("01SAMPLE");
         Sidecar.Effect effect = sample.protocolV3().effects().get(0);

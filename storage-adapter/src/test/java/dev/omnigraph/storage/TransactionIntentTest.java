@@ -5,35 +5,16 @@ import static dev.omnigraph.storage.LanceTableStorageTest.people;
 import static dev.omnigraph.storage.LanceTableStorageTest.person;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.omnigraph.storage.testing.StorageFixture;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A writer that arms its sidecar beside staging names the transaction by an intent id minted before staging and
  * stored as a Lance transaction property: the staged handle, the commit's read-back and the table history all
  * report it, so recovery can recognise the transaction without its uuid.
  */
-class TransactionIntentTest {
-    @TempDir
-    Path dir;
-    LanceTableStorage storage;
-
-    @BeforeEach
-    void open() {
-        storage = StorageFixture.newTableStorage();
-    }
-
-    @AfterEach
-    void close() {
-        storage.close();
-    }
-
+class TransactionIntentTest extends LanceStorageTestBase {
     @Test
     void theIntentIdTravelsFromTheStagedTransactionToItsCommitAndItsHistory() {
         TableSnapshot empty = storage.create(dir.resolve("people").toString(), PEOPLE).block();

@@ -79,7 +79,8 @@ final class CommittedKeyCache {
 
                 @Override
                 public int size() {
-                    return base.size() + (int) added.values().stream().filter(v -> v <= at).count();
+                    return base.size() + (int) added.entrySet().stream()
+                            .filter(e -> e.getValue() <= at && !base.contains(e.getKey())).count();
                 }
             };
         }

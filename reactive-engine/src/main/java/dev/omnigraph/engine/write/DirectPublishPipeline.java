@@ -337,11 +337,19 @@ public final class DirectPublishPipeline {
 
     /**
      * Armed beside staging, but staging failed: nothing committed, so the intent is retired and the failure
-     * reported. A sidecar that cannot be deleted stays for recovery (which finds no
-     * movement and rolls back).
+     * reported. A sidecar that cannot be deleted stays for recovery (which finds no movement and rolls back), and
+     * the branch reports {@code RecoveryRequired} naming the staging failure, as {@link #compensate} does.
      */
     private Mono<Optional<GraphCommit>> retire(String operationId, Throwable failure) {
-        return ctx.sidecars().delete(operationId).then(Mono.error(failure));
+        return ctx.sidecars().delete(operationId)
+                .onErrorMap(deleteFailed -> {
+                    RecoveryRequired stuck = new RecoveryRequired(operationId, "staging failed after the sidecar was armed ("
+                            + failure.getMessage() + ") and the sidecar could not be removed: " + deleteFailed.getMessage(),
+                            failure);
+                    stuck.addSuppressed(deleteFailed);
+                    return stuck;
+                })
+                .then(Mono.error(failure));
     }
 
     private static IntentRecords.LineageIntent lineage(Publication request) {

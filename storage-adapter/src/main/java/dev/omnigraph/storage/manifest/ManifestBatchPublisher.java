@@ -31,10 +31,10 @@ import reactor.core.publisher.Mono;
  */
 public final class ManifestBatchPublisher {
     public static final int PUBLISHER_RETRY_BUDGET = 5;
-    /** Small manifest fragments (one per publish) that trigger a compaction after a publish. */
+    /** Small manifest fragments (one per publish) that trigger a fold after a publish. */
     public static final int COMPACT_AT_FRAGMENTS = 32;
     /**
-     * Rows per compacted manifest fragment. A full fragment is never rewritten again, so a compaction costs the
+     * Rows per folded manifest fragment. A full fragment is never rewritten again, so a fold costs the
      * publishes since the last one, not the graph's whole lineage (which only grows).
      */
     public static final long MANIFEST_FRAGMENT_ROWS = 8_192;
@@ -134,7 +134,7 @@ public final class ManifestBatchPublisher {
                 .flatMap(committed -> {
                     ManifestState after = landedState(prepared.state(), request, prepared.commit(), committed, prepared.rows(), fence.epoch());
                     store.published(after);
-                    return compactIfFragmented(request.branch(), after);
+                    return foldIfFragmented(request.branch(), after);
                 })
                 .thenReturn(prepared.commit())
                 .onErrorResume(CommitConflict.class, contention -> {
@@ -187,17 +187,17 @@ public final class ManifestBatchPublisher {
      * Best effort: the commit has landed; a failed fold is logged and retried by a later publish. A fold moves the
      * manifest's version, so the store's kept state no longer matches it and the next load reads afresh.
      */
-    private Mono<Void> compactIfFragmented(String branch, ManifestState published) {
+    private Mono<Void> foldIfFragmented(String branch, ManifestState published) {
         long fullFragments = Math.max(0, published.manifest().rowCount()) / MANIFEST_FRAGMENT_ROWS;
         if (published.manifest().fragmentCount() < COMPACT_AT_FRAGMENTS + fullFragments) {
             return Mono.empty();
         }
         return ManifestFold.fold(store.tables(), store.ref(branch), MANIFEST_FRAGMENT_ROWS)
-                .doOnNext(compacted -> compacted.ifPresent(version -> store.superseded(published)))
+                .doOnNext(folded -> folded.ifPresent(version -> store.superseded(published)))
                 .doOnError(failure -> store.superseded(published))
                 .then()
                 .onErrorResume(failure -> {
-                    LOG.warn("compacting {} on branch {} failed; a later publish retries: {}", store.manifestPath(),
+                    LOG.warn("folding {} on branch {} failed; a later publish retries: {}", store.manifestPath(),
                             branch, failure.toString());
                     return Mono.empty();
                 });

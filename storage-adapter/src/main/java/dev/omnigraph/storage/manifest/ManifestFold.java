@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -21,10 +22,12 @@ import reactor.core.publisher.Mono;
  * dataset repeats those runs (about 18 bytes per commit row in each kept version). Rows written again get fresh,
  * contiguous ids and one version, so a folded fragment costs every later manifest file a constant few bytes.
  *
- * <p>A fold is one commit at the version it read: a publish landing in between touches the same fragments (its
- * deletions of the stamp, head and table rows), so one of the two loses to the other as two publishes do, and the
- * loser retries (the publisher) or waits for the next fold (the fold is best effort). Its files, when its commit
- * loses, are unreferenced garbage that cleanup reclaims.
+ * <p>A fold is one commit at the version it read, and it writes the stamp row again as every publish does (the
+ * stamp is added to the folded rows when its fragment is not in the group), so a publish landing in between
+ * touches a fragment the fold touches: one of the two loses to the other as two publishes do, and the loser
+ * retries (the publisher) or waits for the next fold (the fold is best effort). Without the stamp a fold of older
+ * fragments and a publish would be disjoint, and Lance would rebase the later one past the version it read. Its
+ * files, when its commit loses, are unreferenced garbage that cleanup reclaims.
  */
 final class ManifestFold {
     private static final String ROW_ADDRESS = "_rowaddr";
@@ -66,8 +69,12 @@ final class ManifestFold {
     }
 
     private static Mono<Optional<Long>> rewrite(TableStorage tables, TableSnapshot snapshot, List<Integer> fragments) {
-        return tables.scan(snapshot, ScanRequest.all().includingRowAddress().onFragments(fragments))
-                .flatMapIterable(RowBatch::rows).collectList()
+        Flux<Map<String, Object>> group = tables.scan(snapshot, ScanRequest.all().includingRowAddress()
+                .onFragments(fragments)).flatMapIterable(RowBatch::rows);
+        Flux<Map<String, Object>> stamp = tables.scan(snapshot, ScanRequest.all().includingRowAddress()
+                .withFilter(ManifestSchema.OBJECT_ID + " = '" + ManifestSchema.STAMP_ID + "'")).flatMapIterable(RowBatch::rows);
+        return Flux.concat(group, stamp).collectList()
+                .map(ManifestFold::distinctByObjectId)
                 .flatMap(scanned -> {
                     Map<String, Long> addresses = new HashMap<>();
                     List<Map<String, Object>> rows = new ArrayList<>(scanned.size());
@@ -80,5 +87,12 @@ final class ManifestFold {
                             .flatMap(tables::commitStaged)
                             .map(committed -> Optional.of(committed.version()));
                 });
+    }
+
+    /** The stamp row, when its fragment is in the group, is scanned twice: once is enough. */
+    private static List<Map<String, Object>> distinctByObjectId(List<Map<String, Object>> rows) {
+        Map<Object, Map<String, Object>> byId = new java.util.LinkedHashMap<>();
+        rows.forEach(row -> byId.putIfAbsent(row.get(ManifestSchema.OBJECT_ID), row));
+        return List.copyOf(byId.values());
     }
 }

@@ -43,6 +43,32 @@ class ManifestCompactionRaceTest extends ManifestStoreTestBase {
                 ManifestBatchPublisher.MANIFEST_FRAGMENT_ROWS).block());
     }
 
+    /**
+     * A fold of old fragments only (a small target keeps the newest, which holds the stamp, out of its group) and a
+     * publish that rewrites rows of the newest fragment only: disjoint but for the stamp the fold writes again.
+     * Without it Lance rebased the publish past the fold, and the publish failed as landed at the wrong version.
+     */
+    @Test
+    void aPublishStagedBeforeAFoldOfOtherFragmentsStillLosesItsCasAndLandsOnce() throws Exception {
+        Sinks.Empty<Void> release = Sinks.empty();
+        CompletableFuture<GraphCommit> racing = publisher.publish(move("main", ExpectedHead.exactly(head.id()), PERSON,
+                12, 13), release.asMono()).toFuture();
+        ManifestState before = store.load("main").block();
+        List<Integer> group = ManifestFold.firstGroup(tables.liveRowsByFragment(before.manifest()).block(), 3);
+        assertThat(group).as("an old group, not the newest fragment").isNotEmpty()
+                .doesNotContain(before.manifest().fragmentCount() - 1);
+        Optional<Long> folded = ManifestFold.fold(tables, store.ref("main"), 3).block();
+        assertThat(folded).isPresent();
+        release.tryEmitEmpty();
+        GraphCommit landed = racing.get(60, TimeUnit.SECONDS);
+
+        ManifestState state = store.load("main").block();
+        assertThat(state.manifestVersion()).isEqualTo(folded.get() + 1);
+        assertThat(state.head()).contains(landed.id());
+        assertThat(landed.parentIds()).containsExactly(head.id());
+        assertThat(state.table("node:Person").orElseThrow().version()).isEqualTo(13);
+    }
+
     private void aPublishStagedBeforeLandsOnce(java.util.function.Supplier<Optional<Long>> compaction) throws Exception {
         long personPin = store.load("main").block().table("node:Person").orElseThrow().version();
         int commitsBefore = store.commits("main").collectList().block().size();
