@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.omnigraph.engine.load.LoadMode;
-import dev.omnigraph.storage.CountingTableStorage;
 import dev.omnigraph.storage.StorageCallCounter;
 import dev.omnigraph.storage.StorageCallCounter.Call;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -57,7 +55,7 @@ class AnnSearchTest {
 
     @BeforeAll
     void seed() {
-        services = new StorageServices(StorageFixture.scheduler(), new CountingTableStorage(StorageFixture.newTableStorage(), counter));
+        services = EngineFixture.countingServices(counter);
         graph = Omnigraph.init(services, dir.resolve("g"), SCHEMA).block();
         Random random = new Random(18);
         for (int from = 0; from < ROWS; from += 1500) {

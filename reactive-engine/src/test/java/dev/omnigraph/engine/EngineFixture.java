@@ -1,5 +1,7 @@
 package dev.omnigraph.engine;
 
+import dev.omnigraph.storage.CountingTableStorage;
+import dev.omnigraph.storage.StorageCallCounter;
 import dev.omnigraph.storage.testing.StorageFixture;
 
 /** Storage services for engine tests: the JVM-wide test scheduler and a fresh, leak-checked table storage. */
@@ -24,6 +26,11 @@ final class EngineFixture {
 
     static StorageServices services() {
         return new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
+    }
+
+    /** As {@link #services()}, with every table-storage call counted by {@code counter}. */
+    static StorageServices countingServices(StorageCallCounter counter) {
+        return new StorageServices(StorageFixture.scheduler(), new CountingTableStorage(StorageFixture.newTableStorage(), counter));
     }
 
     /** Closes only the table storage (its allocator check catches leaks); the scheduler is shared. */

@@ -5,11 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.omnigraph.engine.load.LoadMode;
-import dev.omnigraph.storage.CountingTableStorage;
 import dev.omnigraph.storage.StorageCallCounter;
 import dev.omnigraph.storage.error.KeyConflict;
 import dev.omnigraph.storage.error.ValidationError;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,8 +35,7 @@ class LoadKeyCacheTest {
     @BeforeEach
     void init() {
         counter = new StorageCallCounter();
-        services = new StorageServices(StorageFixture.scheduler(),
-                new CountingTableStorage(StorageFixture.newTableStorage(), counter));
+        services = EngineFixture.countingServices(counter);
         graph = Omnigraph.init(services, dir.resolve("g"), EngineFixture.SOCIAL).block();
     }
 

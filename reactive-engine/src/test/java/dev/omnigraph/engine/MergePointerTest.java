@@ -6,12 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.engine.merge.MergeOutcome;
 import dev.omnigraph.engine.merge.MergeResult;
-import dev.omnigraph.storage.CountingTableStorage;
 import dev.omnigraph.storage.StorageCallCounter;
 import dev.omnigraph.engine.write.WriteLimits;
 import dev.omnigraph.storage.error.MergeConflicts;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,7 +24,7 @@ class MergePointerTest extends MergeFixture {
 
     @Override
     StorageServices newServices() {
-        return new StorageServices(StorageFixture.scheduler(), new CountingTableStorage(StorageFixture.newTableStorage(), counter));
+        return EngineFixture.countingServices(counter);
     }
 
     @BeforeEach

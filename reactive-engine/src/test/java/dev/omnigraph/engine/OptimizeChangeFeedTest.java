@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.omnigraph.engine.diff.ChangeFilter;
 import dev.omnigraph.engine.diff.CommitChanges;
 import dev.omnigraph.engine.maintain.OptimizeResult;
-import dev.omnigraph.storage.CountingTableStorage;
 import dev.omnigraph.storage.StorageCallCounter;
 import dev.omnigraph.storage.StorageCallCounter.Call;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
@@ -32,7 +30,7 @@ class OptimizeChangeFeedTest {
 
     @Test
     void anOptimizeCommitHasNoChangesAndIsNotDiffed() {
-        services = new StorageServices(StorageFixture.scheduler(), new CountingTableStorage(StorageFixture.newTableStorage(), counter));
+        services = EngineFixture.countingServices(counter);
         Omnigraph graph = Omnigraph.init(services, dir.resolve("g"), GraphTestSupport.CONSTRAINED).block();
         for (int i = 0; i < 4; i++) {
             graph.mutate("main", QUERIES, "note", Map.of("t", "n" + i), WriteOptions.DEFAULT).block();

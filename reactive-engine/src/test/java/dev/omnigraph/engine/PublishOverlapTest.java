@@ -7,13 +7,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.recovery.Sidecar;
-import dev.omnigraph.storage.CountingTableStorage;
 import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.StorageCallCounter;
 import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.GraphCommit;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -39,8 +37,7 @@ class PublishOverlapTest extends ConstrainedGraphTest {
 
     @Override
     StorageServices newServices() {
-        return new StorageServices(StorageFixture.scheduler(),
-                new CountingTableStorage(StorageFixture.newTableStorage(), counter));
+        return EngineFixture.countingServices(counter);
     }
 
     Mono<WriteOutcome> person(String name, int age) {

@@ -3,11 +3,9 @@ package dev.omnigraph.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.storage.CountingObjectStore;
-import dev.omnigraph.storage.CountingTableStorage;
 import dev.omnigraph.storage.StorageCallCounter;
 import dev.omnigraph.storage.manifest.GraphCommit;
 import dev.omnigraph.storage.manifest.ManifestBatchPublisher;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,8 +38,7 @@ class WriteStorageCallsTest {
     @BeforeEach
     void setUp() {
         counter = new StorageCallCounter();
-        services = new StorageServices(StorageFixture.scheduler(),
-                new CountingTableStorage(StorageFixture.newTableStorage(), counter))
+        services = EngineFixture.countingServices(counter)
                 .withObjectStores(store -> new CountingObjectStore(store, counter));
         graph = Omnigraph.init(services, dir.resolve("g"), EngineFixture.SOCIAL).block();
     }
