@@ -342,13 +342,8 @@ public final class DirectPublishPipeline {
      */
     private Mono<Optional<GraphCommit>> retire(String operationId, Throwable failure) {
         return ctx.sidecars().delete(operationId)
-                .onErrorMap(deleteFailed -> {
-                    RecoveryRequired stuck = new RecoveryRequired(operationId, "staging failed after the sidecar was armed ("
-                            + failure.getMessage() + ") and the sidecar could not be removed: " + deleteFailed.getMessage(),
-                            failure);
-                    stuck.addSuppressed(deleteFailed);
-                    return stuck;
-                })
+                .onErrorMap(deleteFailed -> stuck(operationId, "staging failed after the sidecar was armed ("
+                        + failure.getMessage() + ") and the sidecar could not be removed", failure, deleteFailed))
                 .then(Mono.error(failure));
     }
 
@@ -498,13 +493,16 @@ public final class DirectPublishPipeline {
                 .flatMap(outcome -> outcome instanceof dev.omnigraph.recovery.SidecarRecovery.Outcome.RolledForward
                         ? ctx.manifest().commitOn(request.branch(), lineage.commitId())
                         : Mono.<Optional<GraphCommit>>error(original))
-                .onErrorMap(failure -> failure != original, failure -> {
-                    RecoveryRequired stuck = new RecoveryRequired(operationId, request.operation() + " on branch "
-                            + request.branch() + " failed after its sidecar was armed (" + original.getMessage()
-                            + ") and could not undo itself: " + failure.getMessage(), original);
-                    stuck.addSuppressed(failure);
-                    return stuck;
-                });
+                .onErrorMap(failure -> failure != original, failure -> stuck(operationId, request.operation()
+                        + " on branch " + request.branch() + " failed after its sidecar was armed (" + original.getMessage()
+                        + ") and could not undo itself", original, failure));
+    }
+
+    /** The write failed ({@code original}) and so did clearing its armed sidecar: recovery must run first. */
+    private static RecoveryRequired stuck(String operationId, String what, Throwable original, Throwable cleanup) {
+        RecoveryRequired stuck = new RecoveryRequired(operationId, what + ": " + cleanup.getMessage(), original);
+        stuck.addSuppressed(cleanup);
+        return stuck;
     }
 
     /** Commits each staged transaction once, in table order; each must land exactly at its read version + 1. */
