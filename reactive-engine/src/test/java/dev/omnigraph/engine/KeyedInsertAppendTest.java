@@ -156,4 +156,32 @@ class KeyedInsertAppendTest extends ConstrainedGraphTest {
         add("Ada", 3);
         assertThat(persons()).containsExactly("Ada=3", "Bob=2");
     }
+
+    @Test
+    void twoHandlesInsertingTheSameKeysAtOnceNeverHoldAKeyTwice() {
+        add("Ada", 1);
+        try (Omnigraph other = Omnigraph.open(services, dir.resolve("g"), OpenMode.READ_WRITE).block(WAIT)) {
+            add(other, "main", "Bob", 2); // both handles now keep a set for Person
+            List<String> acknowledged = new ArrayList<>();
+            for (int round = 0; round < 6; round++) {
+                String key = "K" + (char) ('a' + round);
+                List<Optional<String>> outcomes = reactor.core.publisher.Flux.merge(
+                                attempt(graph, key, 10 + round), attempt(other, key, 20 + round))
+                        .collectList().block(WAIT);
+                outcomes.forEach(outcome -> outcome.ifPresent(acknowledged::add));
+            }
+            List<String> names = rows(graph, "node:Person").stream().map(row -> (String) row.get("name")).toList();
+            assertThat(names).doesNotHaveDuplicates();
+            // Every acknowledged key is there (the later of two acknowledged writes of a key wins).
+            assertThat(names).containsAll(acknowledged.stream().map(ack -> ack.split("=")[0]).toList());
+            assertThat(graph.pendingSidecars().collectList().block(WAIT)).isEmpty();
+        }
+    }
+
+    /** One keyed insert; its key and age when acknowledged, empty when refused (a lost race may be refused). */
+    reactor.core.publisher.Mono<Optional<String>> attempt(Omnigraph handle, String name, int age) {
+        return handle.mutate("main", QUERIES, "add", params("name", name, "age", age), WriteOptions.DEFAULT)
+                .map(outcome -> Optional.of(name + "=" + age))
+                .onErrorResume(error -> reactor.core.publisher.Mono.just(Optional.empty()));
+    }
 }
