@@ -29,7 +29,7 @@ final class SingleInsert implements Scenario {
                 .unit("ms per single-row write");
         Path dir = ctx.workDir(name());
         Series base = report.row(RAW, null);
-        Series keyed = report.row("omnigraph: insert Person (keyed, staged as upsert)", RAW);
+        Series keyed = report.row("omnigraph: insert Person (keyed; a key known new is appended)", RAW);
         Series note = report.row("omnigraph: insert Note (unkeyed, staged as append)", RAW);
         int warmup = ctx.options().pick(20, 2);
         int reps = ctx.options().pick(200, 3);

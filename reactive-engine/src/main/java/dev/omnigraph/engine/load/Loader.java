@@ -3,6 +3,7 @@ package dev.omnigraph.engine.load;
 import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.engine.write.ChangeSet;
 import dev.omnigraph.engine.write.ChangeValidator;
+import dev.omnigraph.engine.write.CommittedKeyCache;
 import dev.omnigraph.engine.write.CommittedRows;
 import dev.omnigraph.engine.write.DirectPublishPipeline;
 import dev.omnigraph.engine.write.IdempotentRequest;

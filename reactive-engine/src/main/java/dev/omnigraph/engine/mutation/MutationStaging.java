@@ -42,8 +42,10 @@ final class MutationStaging {
     /** Table key → pending rows by id (insertion order kept, last write wins). */
     private final Map<String, LinkedHashMap<String, Map<String, Object>>> pending = new LinkedHashMap<>();
     private final Map<String, Set<String>> deleted = new LinkedHashMap<>();
-    /** Tables whose pending rows replace existing ones (keyed inserts, updates) rather than only adding new ids. */
+    /** Tables whose pending rows replace existing ones (updates, keyed inserts of held keys) rather than only adding new ids. */
     private final Set<String> upserting = new java.util.HashSet<>();
+    /** Tables with keyed inserts: upserts by their derived ids unless those are proven new ({@link #keyedAsAppends}). */
+    private final Set<String> keyed = new LinkedHashSet<>();
     /** Table key → rows each statement wrote, summed over statements (as upstream: insert + update of one row = 2). */
     private final Map<String, Long> affected = new LinkedHashMap<>();
 
@@ -77,7 +79,24 @@ final class MutationStaging {
     Mono<ChangeSet> run(MutationPlan plan) {
         return Flux.fromIterable(plan.statements())
                 .concatMap(this::apply)
+                .then(Mono.defer(this::keyedAsAppends))
                 .then(Mono.fromSupplier(() -> toChangeSet(plan)));
+    }
+
+    /**
+     * A keyed insert replaces the committed row holding its key. When the handle's kept key set proves that no
+     * pending id of the table is committed at the pin, there is nothing to replace: the rows are staged as a plain
+     * append, which skips the upsert's key scan. Anything else (an update or delete of the table in this mutation,
+     * a held key, a set nobody knows) stays an upsert.
+     */
+    private Mono<Void> keyedAsAppends() {
+        return Flux.fromIterable(keyed)
+                .filter(tableKey -> !upserting.contains(tableKey) && !deleted.containsKey(tableKey))
+                .concatMap(tableKey -> committed.provenAbsent(pins.get(tableKey), pending.get(tableKey).keySet())
+                        .doOnNext(absent -> {
+                            if (!absent) upserting.add(tableKey);
+                        }))
+                .then(Mono.fromRunnable(() -> keyed.stream().filter(deleted::containsKey).forEach(upserting::add)));
     }
 
     private Mono<Void> apply(Statement statement) {
@@ -97,7 +116,7 @@ final class MutationStaging {
         String id;
         if (table instanceof NodeTable node && node.type().key().isPresent()) {
             id = node.deriveId(row);
-            upserting.add(table.tableKey()); // a keyed insert is an upsert by its derived id
+            keyed.add(table.tableKey()); // an upsert by its derived id, unless proven new
         } else {
             id = Ulid.next();
         }

@@ -4,6 +4,7 @@ import dev.omnigraph.engine.query.BoundParams;
 import dev.omnigraph.engine.query.MutationPlan;
 import dev.omnigraph.engine.write.ChangeSet;
 import dev.omnigraph.engine.write.ChangeValidator;
+import dev.omnigraph.engine.write.CommittedKeyCache;
 import dev.omnigraph.engine.write.CommittedRows;
 import dev.omnigraph.engine.write.DirectPublishPipeline;
 import dev.omnigraph.engine.write.IdempotentRequest;
@@ -37,7 +38,8 @@ public final class MutationWriter {
         DirectPublishPipeline.GroupPlan planned = (token, before) -> {
             Map<String, TableEntry> pins = new HashMap<>();
             token.state().liveTables().forEach(entry -> pins.put(entry.tableKey(), entry));
-            CommittedRows committed = new CommittedRows(ctx);
+            // The handle's kept key sets: a keyed insert of a new key stages as an append (MutationStaging).
+            CommittedRows committed = new CommittedRows(ctx, CommittedKeyCache.of(ctx).keySets(ctx));
             return new MutationStaging(ctx.catalog(), pins, committed, params, now).after(before).run(plan)
                     .flatMap(changes -> new ChangeValidator(ctx.catalog(), pins, committed).validate(changes));
         };

@@ -28,6 +28,9 @@ public final class CommittedRows {
      */
     static final int WHOLE_SCAN_ROWS_PER_CHUNK = 65_536;
 
+    /** Committed rows up to which {@link #provenAbsent} learns a table's ids by scanning its key column. */
+    static final long LEARN_ROWS = 65_536;
+
     /**
      * Whole sets of committed keys a caller keeps for exact pins (the loader, across consecutive loads), asked
      * before any lookup: the values of {@code column} at {@code pin}, or empty to look the wanted ones up instead.
@@ -70,20 +73,38 @@ public final class CommittedRows {
      * per {@link #CHUNK} values, or one scan of the column matched in memory when that is cheaper ({@link Probe#choose}).
      */
     public Mono<Set<String>> existing(TableEntry pin, String column, Collection<String> values) {
-        Set<String> wanted = values instanceof Set<String> set ? set : new HashSet<>(values);
-        if (wanted.isEmpty()) {
+        if (values.isEmpty()) {
             return Mono.just(Set.of());
         }
-        Probe probe = Probe.choose(pin.rowCount(), wanted.size());
+        Probe probe = Probe.choose(pin.rowCount(), values.size());
+        // A known set is asked id by id: the wanted ids become a set only for a lookup, which needs one.
         return keySets.all(pin, column, probe == Probe.WHOLE_COLUMN)
-                .map(all -> all.map(keys -> {
-                    Set<String> found = new HashSet<>();
-                    wanted.forEach(value -> {
-                        if (keys.contains(value)) found.add(value);
-                    });
-                    return (Set<String>) found;
-                }))
-                .orElseGet(() -> existing(pin, column, wanted, probe));
+                .map(all -> all.map(keys -> found(keys, values)))
+                .orElseGet(() -> existing(pin, column, values instanceof Set<String> set ? set : new HashSet<>(values), probe));
+    }
+
+    private static Set<String> found(Set<String> keys, Collection<String> values) {
+        Set<String> found = new HashSet<>();
+        values.forEach(value -> {
+            if (keys.contains(value)) found.add(value);
+        });
+        return found;
+    }
+
+    /**
+     * True when the kept key sets prove that no committed row at {@code pin} holds any of {@code ids} (so rows with
+     * these ids may be appended); false when one is held or nobody knows without a lookup. A table of at most
+     * {@link #LEARN_ROWS} rows has its ids learned by one key-only scan, which costs about what the upsert it
+     * replaces would spend scanning the same column for the keys; a larger table is never scanned here.
+     */
+    public Mono<Boolean> provenAbsent(TableEntry pin, Collection<String> ids) {
+        if (pin == null) {
+            return Mono.just(false);
+        }
+        boolean learn = pin.rowCount() >= 0 && pin.rowCount() <= LEARN_ROWS;
+        return keySets.all(pin, "id", learn)
+                .map(all -> all.map(keys -> ids.stream().noneMatch(keys::contains)))
+                .orElseGet(() -> Mono.just(false));
     }
 
     /** {@link #existing} by the given probe (both are exact; tests compare them). */

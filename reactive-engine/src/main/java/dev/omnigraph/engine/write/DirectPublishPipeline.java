@@ -472,7 +472,10 @@ public final class DirectPublishPipeline {
                         // Handles staged on a fork but never committed are released before recovery runs.
                         .onErrorResume(error -> Flux.fromIterable(List.copyOf(forked))
                                 .concatMap(handle -> ctx.tables().discard(handle)).then(Mono.error(error)))
-                        .flatMap(commit -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.BEFORE_SIDECAR_DELETE))
+                        // Published: the handle's kept key sets move on with what landed (CommittedKeyCache.carry).
+                        .flatMap(commit -> landed.doOnNext(done -> CommittedKeyCache.of(ctx).carry(request.branch(), changes,
+                                        done.committed()))
+                                .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.BEFORE_SIDECAR_DELETE)))
                                 .then(deleteSidecar(operationId))
                                 .thenReturn(Optional.of(commit)))
                         // Only an effect-free failure skips compensation; a publish that lost the head race

@@ -1,8 +1,8 @@
-package dev.omnigraph.engine.load;
+package dev.omnigraph.engine.write;
 
-import dev.omnigraph.engine.write.CommittedRows;
-import dev.omnigraph.engine.write.WriteContext;
+import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.TableSnapshot;
+import dev.omnigraph.storage.manifest.GraphBranches;
 import dev.omnigraph.storage.manifest.ManifestStore;
 import dev.omnigraph.storage.manifest.TableDelta;
 import dev.omnigraph.storage.manifest.TableEntry;
@@ -11,6 +11,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -20,17 +21,20 @@ import java.util.stream.Stream;
 import reactor.core.publisher.Mono;
 
 /**
- * The committed ids of main-branch tables at exact versions, kept per graph handle so that consecutive loads
+ * The committed ids of main-branch tables at exact versions, kept per graph handle so that consecutive writes
  * stop scanning the same key columns: an edge load checks its endpoints against a node table the loads before it
- * left unchanged, and each append checks its ids against the table the previous append extended.
+ * left unchanged, each append checks its ids against the table the previous append extended, and a keyed insert
+ * that finds its key absent is staged as a plain append instead of an upsert that looks for it.
  *
  * <p>Exact because a table's content at (dataset, incarnation, version) never changes: sets are learned only for
- * versions a published token pins, and a set is carried to the next version only when this handle's own load
- * published exactly that version from it on main (an append or merge adds its ids, deletes nothing; loads never share a
- * commit with other writes). Other Lance branches are never cached: a branch deleted and created again may reuse
- * version numbers. Bounded by {@link #MAX_KEYS} ids per handle; one version per table.
+ * versions a published token pins, and a set is carried to the next version only when this handle published
+ * exactly that version from it on main with inserts or upserts whose rows are the table's whole change (a group's
+ * union), and the row count Lance reports for the new version equals the set's size plus the new ids. Anything
+ * else (a delete, an overwrite, a merge's row delta, a publish by another handle or process) leaves the set at its
+ * old version, which no later pin asks for. Other Lance branches are never cached: a branch deleted and created
+ * again may reuse version numbers. Bounded by {@link #MAX_KEYS} ids per handle; one version per table.
  */
-final class CommittedKeyCache {
+public final class CommittedKeyCache {
     /** Ids kept per handle across its tables (a few tens of MiB at most); larger tables are looked up instead. */
     static final long MAX_KEYS = 1L << 18;
     static final String KEY_COLUMN = "id";
@@ -55,9 +59,24 @@ final class CommittedKeyCache {
      * tagged with the new version, instead of copying the set, so carrying costs the load's ids, not the table's;
      * a reader still holding an older {@code Known} sees exactly its version's ids (only those tagged at or below).
      */
-    private record Known(Version version, Set<String> base, Map<String, Long> added) {
+    private record Known(Version version, Set<String> base, Map<String, Long> added, long size) {
         static Known learned(Version version, Set<String> ids) {
-            return new Known(version, ids, new ConcurrentHashMap<>());
+            return new Known(version, ids, new ConcurrentHashMap<>(), ids.size());
+        }
+
+        /** How many of {@code ids} (distinct) this version does not hold. */
+        long fresh(Collection<String> ids) {
+            Set<String> at = ids();
+            Set<String> seen = new java.util.HashSet<>();
+            return ids.stream().filter(id -> seen.add(id) && !at.contains(id)).count();
+        }
+
+        /** The next version: these ids added (an id held already keeps its older tag). */
+        Known next(Collection<String> ids, long fresh) {
+            Version next = version.next();
+            Long tag = next.version();
+            ids.forEach(id -> added.putIfAbsent(id, tag));
+            return new Known(next, base, added, size + fresh);
         }
 
         Set<String> ids() {
@@ -79,8 +98,7 @@ final class CommittedKeyCache {
 
                 @Override
                 public int size() {
-                    return base.size() + (int) added.entrySet().stream()
-                            .filter(e -> e.getValue() <= at && !base.contains(e.getKey())).count();
+                    return (int) size;
                 }
             };
         }
@@ -92,12 +110,12 @@ final class CommittedKeyCache {
 
     private final Map<String, Known> byTable = new HashMap<>();
 
-    static CommittedKeyCache of(WriteContext ctx) {
+    public static CommittedKeyCache of(WriteContext ctx) {
         return BY_HANDLE.computeIfAbsent(ctx.manifest(), handle -> new CommittedKeyCache());
     }
 
     /** Key sets for {@link CommittedRows}: a known set, or one learned by a scan that was due anyway. */
-    CommittedRows.KeySets keySets(WriteContext ctx) {
+    public CommittedRows.KeySets keySets(WriteContext ctx) {
         return (pin, column, scanAnyway) -> {
             if (!KEY_COLUMN.equals(column)) {
                 return Optional.empty();
@@ -123,18 +141,50 @@ final class CommittedKeyCache {
      * After this handle's load published {@code delta} from {@code pin}: the ids of the new version are the old
      * ones plus {@code added}, when the set of exactly the pinned version is known and the delta is one version.
      */
-    synchronized void published(TableEntry pin, TableDelta delta, Collection<String> added) {
+    public synchronized void published(TableEntry pin, TableDelta delta, Collection<String> added) {
         Optional<Version> from = pin == null ? Optional.empty() : Version.of(pin);
         Known known = from.isEmpty() ? null : byTable.get(pin.tableKey());
         if (known == null || !known.version().equals(from.get())
                 || delta.fromVersion() != pin.version() || delta.toVersion() != pin.version() + 1) {
             return;
         }
-        Version next = from.get().next();
-        Long tag = next.version();
-        // A merge may name ids the table holds already: they keep their older tag.
-        added.forEach(id -> known.added().putIfAbsent(id, tag));
-        put(pin.tableKey(), new Known(next, known.base(), known.added()));
+        put(pin.tableKey(), known.next(added, known.fresh(added)));
+    }
+
+    /**
+     * After this handle published {@code changes} (a whole group's union) on {@code branch} and each table landed
+     * as {@code committed} says: carries every table whose one change added rows by id, exactly one version on,
+     * with the row count the new version must then have. Called only for a publish that succeeded.
+     */
+    public void carry(String branch, ChangeSet changes, Map<String, CommittedVersion> committed) {
+        if (!GraphBranches.MAIN.equals(branch)) {
+            return; // a branch's first write of a table lands on its fork, at a version number main may take too
+        }
+        Map<String, List<TableChange>> byTable = new HashMap<>();
+        changes.changes().forEach(change -> byTable.computeIfAbsent(change.tableKey(), key -> new java.util.ArrayList<>()).add(change));
+        byTable.forEach((tableKey, tableChanges) -> {
+            TableChange change = tableChanges.get(0);
+            CommittedVersion landed = committed.get(tableKey);
+            boolean addsById = change.kind() == TableChange.Kind.INSERT || change.kind() == TableChange.Kind.UPSERT;
+            if (tableChanges.size() == 1 && addsById && landed != null) {
+                carried(change.pin(), landed, change.rows().stream().map(row -> (String) row.get(KEY_COLUMN)).toList());
+            }
+        });
+    }
+
+    /** {@code pin}'s set plus {@code ids}, as the version {@code landed} made: only if it is one on and counts match. */
+    synchronized void carried(TableEntry pin, CommittedVersion landed, Collection<String> ids) {
+        Optional<Version> from = Version.of(pin);
+        Known known = from.isEmpty() ? null : byTable.get(pin.tableKey());
+        if (known == null || !known.version().equals(from.get())) {
+            return;
+        }
+        long fresh = known.fresh(ids);
+        if (landed.version() != pin.version() + 1 || landed.rowCount() != known.size() + fresh) {
+            byTable.remove(pin.tableKey()); // not provably this set plus these ids: learn again when needed
+            return;
+        }
+        put(pin.tableKey(), known.next(ids, fresh));
     }
 
     /** The ids of {@code tableKey} at exactly {@code pin}'s version on main, when known. */

@@ -1,10 +1,13 @@
-package dev.omnigraph.engine.load;
+package dev.omnigraph.engine.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.omnigraph.storage.CommittedVersion;
+import dev.omnigraph.storage.TransactionIdentity;
 import dev.omnigraph.storage.manifest.TableDelta;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -73,5 +76,65 @@ class CommittedKeyCacheTest {
         assertThat(cache.known(pin(2))).isPresent(); // exactly MAX_KEYS
         cache.published(pin(2), step(2), List.of("one more"));
         assertThat(cache.known(pin(3))).isEmpty(); // over the bound: dropped, looked up instead
+    }
+
+    static CommittedVersion landed(long version, long rowCount) {
+        return new CommittedVersion(version, new TransactionIdentity(version - 1, "t" + version), rowCount);
+    }
+
+    static ChangeSet inserted(TableEntry pin, String... ids) {
+        return ChangeSet.counted(List.of(new TableChange(pin, TableChange.Kind.INSERT,
+                java.util.Arrays.stream(ids).map(id -> Map.<String, Object>of("id", id)).toList(), List.of())),
+                Map.of(), true);
+    }
+
+    @Test
+    void aPublishThatLandedOneVersionOnWithTheExpectedRowCountIsCarried() {
+        CommittedKeyCache cache = new CommittedKeyCache();
+        cache.learn(pin(3), Set.of("a", "b"));
+        cache.carry("main", inserted(pin(3), "c", "a"), Map.of("node:Person", landed(4, 3))); // a: upserted again
+
+        assertThat(cache.known(pin(4)).orElseThrow()).containsExactlyInAnyOrder("a", "b", "c").hasSize(3);
+    }
+
+    @Test
+    void aRowCountOtherThanTheSetPlusItsNewIdsDropsTheSet() {
+        CommittedKeyCache cache = new CommittedKeyCache();
+        cache.learn(pin(3), Set.of("a", "b"));
+        // Four rows where the set says three: the change was not all this publish made (or the set is not the table's).
+        cache.carry("main", inserted(pin(3), "c"), Map.of("node:Person", landed(4, 4)));
+
+        assertThat(cache.known(pin(4))).isEmpty();
+        assertThat(cache.known(pin(3))).isEmpty();
+    }
+
+    @Test
+    void aCommitThatLandedFurtherOnDropsTheSet() {
+        CommittedKeyCache cache = new CommittedKeyCache();
+        cache.learn(pin(3), Set.of("a"));
+        cache.carry("main", inserted(pin(3), "b"), Map.of("node:Person", landed(5, 2)));
+
+        assertThat(cache.known(pin(4))).isEmpty();
+        assertThat(cache.known(pin(5))).isEmpty();
+    }
+
+    @Test
+    void anotherBranchOrAnotherKindOfChangeIsNotCarried() {
+        CommittedKeyCache cache = new CommittedKeyCache();
+        cache.learn(pin(3), Set.of("a"));
+        cache.carry("side", inserted(pin(3), "b"), Map.of("node:Person", landed(4, 2)));
+        assertThat(cache.known(pin(4))).isEmpty();
+
+        ChangeSet deleteAndInsert = ChangeSet.counted(List.of(
+                new TableChange(pin(3), TableChange.Kind.DELETE, List.of(), List.of("a")),
+                new TableChange(pin(3), TableChange.Kind.INSERT, List.of(Map.of("id", "b")), List.of())), Map.of(), false);
+        cache.carry("main", deleteAndInsert, Map.of("node:Person", landed(4, 1)));
+        assertThat(cache.known(pin(4))).isEmpty();
+
+        ChangeSet overwrite = ChangeSet.counted(List.of(new TableChange(pin(3), TableChange.Kind.OVERWRITE,
+                List.of(Map.of("id", "b")), List.of())), Map.of(), false);
+        cache.carry("main", overwrite, Map.of("node:Person", landed(4, 1)));
+        assertThat(cache.known(pin(4))).isEmpty();
+        assertThat(cache.known(pin(3)).orElseThrow()).containsExactly("a"); // still exact for its own version
     }
 }
