@@ -367,7 +367,7 @@ final class LineParser {
     }
 
     /** A hash map capacity that holds {@code entries} without resizing. */
-    static int capacity(int entries) {
+    private static int capacity(int entries) {
         return (int) Math.ceil(entries / 0.75) + 1;
     }
 
