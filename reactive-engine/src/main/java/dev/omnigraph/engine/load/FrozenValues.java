@@ -11,10 +11,17 @@ import java.util.Set;
  * built and never touches it again, so a record takes it without a copy; any other map is copied once.
  */
 final class FrozenValues extends AbstractMap<String, Object> {
+    private final LinkedHashMap<String, Object> owned;
     private final Map<String, Object> view;
 
     private FrozenValues(LinkedHashMap<String, Object> owned) {
+        this.owned = owned;
         this.view = Collections.unmodifiableMap(owned);
+    }
+
+    /** The map itself, for read-only iteration inside this package without the per-call unmodifiable wrappers. */
+    LinkedHashMap<String, Object> owned() {
+        return owned;
     }
 
     /** Takes {@code owned} as is: the caller must not keep or change it. */
