@@ -107,11 +107,29 @@ final class LineParser {
 
     /** The shape of a line after phase one. */
     private static final class Shape {
+        /** Whether names and strings need the {@link ValidText} check: false for a plain line (see below). */
+        final boolean checkText;
         Field type;
         Field edge;
         Field from;
         Field to;
         final LinkedHashMap<String, Field> dataFields = new LinkedHashMap<>();
+
+        Shape(boolean checkText) {
+            this.checkText = checkText;
+        }
+    }
+
+    /**
+     * A line of printable-or-control ASCII without a backslash decodes only to characters U+0001..U+007F: no
+     * escape can spell a NUL or a surrogate and no multi-byte sequence can decode to one, so no name or string
+     * of it can break {@link ValidText}, and its per-string checks are skipped. Any other line is checked.
+     */
+    static boolean plainAscii(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b <= 0 || b == '\\') return false; // negative: a byte >= 0x80
+        }
+        return true;
     }
 
     LoadRecord parse(int line, byte[] bytes) {
@@ -142,20 +160,20 @@ final class LineParser {
             throw new UncheckedIOException(e);
         }
         try (p) {
-            Shape s = new Shape();
+            Shape s = new Shape(!plainAscii(bytes));
             p.nextToken(); // START_OBJECT, checked above
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
                 int col = column(p.currentTokenLocation());
-                requireValidText(line, col, "", "key", name);
+                if (s.checkText) requireValidText(line, col, "", "key", name);
                 if (RESERVED.contains(name)) throw parseError(line, col, name, "reserved name '" + name + "'");
                 JsonToken value = p.nextToken();
                 switch (name) {
-                    case "type" -> s.type = string(p, line, name, col);
-                    case "edge" -> s.edge = string(p, line, name, col);
-                    case "from" -> s.from = string(p, line, name, col);
-                    case "to" -> s.to = string(p, line, name, col);
-                    case "data" -> data(p, value, line, s.dataFields);
+                    case "type" -> s.type = string(p, line, name, col, s.checkText);
+                    case "edge" -> s.edge = string(p, line, name, col, s.checkText);
+                    case "from" -> s.from = string(p, line, name, col, s.checkText);
+                    case "to" -> s.to = string(p, line, name, col, s.checkText);
+                    case "data" -> data(p, value, line, s);
                     default -> throw parseError(line, col, name, "unknown top-level key '" + name
                             + "' (node lines have type, data; edge lines have edge, from, to, data)");
                 }
@@ -174,28 +192,28 @@ final class LineParser {
         }
     }
 
-    private static Field string(JsonParser p, int line, String name, int col) throws IOException {
+    private static Field string(JsonParser p, int line, String name, int col, boolean checkText) throws IOException {
         if (p.currentToken() != JsonToken.VALUE_STRING)
             throw parseError(line, column(p.currentTokenLocation()), name, "\"" + name + "\" must be a JSON string");
         String text = p.getText();
-        requireValidText(line, column(p.currentTokenLocation()), name, "value", text);
+        if (checkText) requireValidText(line, column(p.currentTokenLocation()), name, "value", text);
         return new Field(col, TextNode.valueOf(text));
     }
 
     /** Data keys with their values as trees: their types are known only once the whole line is read. */
-    private void data(JsonParser p, JsonToken value, int line, Map<String, Field> into) throws IOException {
+    private void data(JsonParser p, JsonToken value, int line, Shape s) throws IOException {
         if (value != JsonToken.START_OBJECT)
             throw parseError(line, column(p.currentTokenLocation()), "data", "\"data\" must be a JSON object");
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             int at = column(p.currentTokenLocation());
-            requireValidText(line, at, "data", "key", name);
+            if (s.checkText) requireValidText(line, at, "data", "key", name);
             if (RESERVED.contains(name))
                 throw parseError(line, at, "data." + name, "reserved name '" + name + "'");
             p.nextToken();
             JsonNode node = value(p);
-            requireValidText(line, at, "data." + name, node);
-            into.put(name, new Field(at, node == null ? NullNode.getInstance() : node));
+            if (s.checkText) requireValidText(line, at, "data." + name, node);
+            s.dataFields.put(name, new Field(at, node == null ? NullNode.getInstance() : node));
         }
     }
 
@@ -339,18 +357,17 @@ final class LineParser {
             given[at] = ValueConverter.convert(p, e.getValue().value(), new ValueConverter.Site(line, typeName, p.name()));
             present[at] = true;
         }
-        // Sized so that the id, src and dst the batch adds to the same map never resize it.
-        Map<String, Object> out = new LinkedHashMap<>(capacity(properties.size() + 3));
+        LinkedHashMap<String, Object> out = new LinkedHashMap<>(capacity(properties.size()));
         for (int i = 0; i < given.length; i++) {
             Property p = properties.get(i);
             out.put(p.name(), present[i] ? given[i]
                     : ValueConverter.convert(p, null, new ValueConverter.Site(line, typeName, p.name())));
         }
-        return out;
+        return FrozenValues.adopt(out);
     }
 
     /** A hash map capacity that holds {@code entries} without resizing. */
-    static int capacity(int entries) {
+    private static int capacity(int entries) {
         return (int) Math.ceil(entries / 0.75) + 1;
     }
 

@@ -43,13 +43,9 @@ final class LoadBatch {
     }
 
     private LoadBatch add(LoadRecord record, Catalog catalog) {
-        Map<String, Object> row = new HashMap<>(LineParser.capacity(record.values().size() + 3));
-        row.putAll(record.values());
-        row.put("id", record.id());
+        Map<String, Object> row = new LoadRow(record);
         String tableKey;
         if (record instanceof LoadRecord.EdgeRecord edge) {
-            row.put("src", edge.src());
-            row.put("dst", edge.dst());
             tableKey = catalog.edge(edge.edgeTypeName()).orElseThrow().tableKey();
         } else {
             NodeTable node = catalog.node(record.typeName()).orElseThrow();

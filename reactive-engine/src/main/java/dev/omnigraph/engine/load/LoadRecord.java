@@ -1,7 +1,5 @@
 package dev.omnigraph.engine.load;
 
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -45,6 +43,6 @@ public sealed interface LoadRecord {
 
     // Map.copyOf refuses nulls, and absent nullable properties are null here.
     private static Map<String, Object> freeze(Map<String, Object> values) {
-        return Collections.unmodifiableMap(new LinkedHashMap<>(values));
+        return FrozenValues.of(values);
     }
 }

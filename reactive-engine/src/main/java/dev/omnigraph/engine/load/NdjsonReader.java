@@ -102,10 +102,8 @@ public final class NdjsonReader {
     private Flux<LoadRecord> parsed(Flux<ByteBuffer> chunks, Scheduler scheduler) {
         return lines(chunks)
                 .filter(lines -> !lines.isEmpty())
-                .flatMapSequential(lines -> {
-                    String[] freshIds = ParsedLines.freshIds(lines); // here, in chunk order
-                    return Mono.fromCallable(() -> ParsedLines.of(parser, lines, freshIds)).subscribeOn(scheduler);
-                }, PARSE_AHEAD, 1)
+                .flatMapSequential(lines -> Mono.fromCallable(() -> ParsedLines.of(parser, lines)).subscribeOn(scheduler),
+                        PARSE_AHEAD, 1)
                 .concatMap(ParsedLines::emit, 1);
     }
 

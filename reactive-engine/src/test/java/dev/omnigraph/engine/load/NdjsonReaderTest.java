@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.load.LoadRecord.EdgeRecord;
 import dev.omnigraph.engine.load.LoadRecord.NodeRecord;
+import dev.omnigraph.storage.Ulid;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -309,18 +310,32 @@ class NdjsonReaderTest {
 
     @Test
     void freshIdsFollowLineOrderWhicheverChunkIsParsedFirst() {
-        // Ids are minted per chunk in input order before parsing; parsing the later chunk first must not matter.
+        // Ids are minted as chunks are emitted, in input order; parsing the later chunk first must not matter.
         LineParser parser = new LineParser(LoadFixture.CATALOG, 1 << 20);
-        List<LineSplitter.Line> first = List.of(noteLine(1), noteLine(2));
-        List<LineSplitter.Line> second = List.of(noteLine(3), noteLine(4));
-        String[] firstIds = ParsedLines.freshIds(first);
-        String[] secondIds = ParsedLines.freshIds(second);
-        List<LoadRecord> later = ParsedLines.of(parser, second, secondIds).records();
-        List<LoadRecord> earlier = ParsedLines.of(parser, first, firstIds).records();
-        List<String> ids = new ArrayList<>();
-        earlier.forEach(r -> ids.add(r.id()));
-        later.forEach(r -> ids.add(r.id()));
-        assertThat(ids).isSorted().doesNotHaveDuplicates().hasSize(4);
+        ParsedLines later = ParsedLines.of(parser, List.of(noteLine(3), noteLine(4)));
+        ParsedLines earlier = ParsedLines.of(parser, List.of(noteLine(1), noteLine(2)));
+        List<String> ids = Flux.concat(earlier.emit(), later.emit()).map(LoadRecord::id).collectList().block();
+        assertThat(ids).isSorted().doesNotHaveDuplicates().hasSize(4).allMatch(Ulid::isValid);
+    }
+
+    @Test
+    void onlyPlainAsciiLinesSkipTheTextChecks() {
+        assertThat(LineParser.plainAscii("{\"type\":\"Note\",\"data\":{\"body\":\"x\"}}".getBytes(StandardCharsets.UTF_8))).isTrue();
+        assertThat(LineParser.plainAscii("{\"body\":\"a\\u0000\"}".getBytes(StandardCharsets.UTF_8))).isFalse();
+        assertThat(LineParser.plainAscii("{\"body\":\"é\"}".getBytes(StandardCharsets.UTF_8))).isFalse();
+        assertThat(LineParser.plainAscii(new byte[] {'{', 0, '}'})).isFalse();
+        // A surrogate spelled in raw bytes (ED A0 80) makes the line not plain, so it is still checked and refused.
+        byte[] head = "{\"type\":\"Note\",\"data\":{\"body\":\"".getBytes(StandardCharsets.UTF_8);
+        byte[] tail = "\"}}".getBytes(StandardCharsets.UTF_8);
+        byte[] line = new byte[head.length + 3 + tail.length];
+        System.arraycopy(head, 0, line, 0, head.length);
+        line[head.length] = (byte) 0xED;
+        line[head.length + 1] = (byte) 0xA0;
+        line[head.length + 2] = (byte) 0x80;
+        System.arraycopy(tail, 0, line, head.length + 3, tail.length);
+        LineParser parser = new LineParser(LoadFixture.CATALOG, 1 << 20);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parser.parse(1, line))
+                .isInstanceOf(dev.omnigraph.storage.error.ParseError.class);
     }
 
     private static LineSplitter.Line noteLine(int number) {
