@@ -173,8 +173,8 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<List<String>> partialIndexes(TableRef ref, long version) {
-        return counted(Call.INDEX, () -> delegate.partialIndexes(ref, version));
+    public Mono<List<String>> partialIndexes(TableRef ref, long version, double unindexedShare) {
+        return counted(Call.INDEX, () -> delegate.partialIndexes(ref, version, unindexedShare));
     }
 
     @Override

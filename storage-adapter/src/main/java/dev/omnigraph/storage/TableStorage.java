@@ -154,7 +154,16 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
      * appended after the index was built, or written by a compaction of unindexed ones), sorted; empty when there
      * are none or coverage cannot be read (a root that is not a local directory).
      */
-    Mono<List<String>> partialIndexes(TableRef ref, long version);
+    default Mono<List<String>> partialIndexes(TableRef ref, long version) {
+        return partialIndexes(ref, version, 0);
+    }
+
+    /**
+     * As {@link #partialIndexes(TableRef, long)}, but only the indexes whose fragments not covered hold more than
+     * {@code unindexedShare} (0 to 1) of the version's live rows: for a caller that leaves a mostly complete index
+     * alone (Lance scans the fragments it does not cover, so answers stay exact).
+     */
+    Mono<List<String>> partialIndexes(TableRef ref, long version, double unindexedShare);
 
     /** True when every version in {@code (base, upTo]} of {@code ref} has exactly {@code base}'s fragments. */
     Mono<Boolean> sameFragments(TableRef ref, long base, long upTo);
