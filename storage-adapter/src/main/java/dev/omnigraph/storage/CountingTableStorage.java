@@ -142,11 +142,6 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<Optional<Long>> compactFragments(TableRef ref, long targetRowsPerFragment) {
-        return counted(Call.COMPACT, () -> delegate.compactFragments(ref, targetRowsPerFragment));
-    }
-
-    @Override
     public Mono<VersionGcPlan> planVersionGc(String path, Map<Optional<String>, VersionRetention> retention,
                                              java.time.Instant orphanCutoff) {
         return counted(Call.GC, () -> delegate.planVersionGc(path, retention, orphanCutoff));

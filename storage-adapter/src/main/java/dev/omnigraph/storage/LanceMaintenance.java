@@ -22,18 +22,9 @@ final class LanceMaintenance {
 
     /** A tiered compaction ({@link TieredCompaction}): settled fragments are left alone. */
     Mono<Optional<Long>> compactTiered(TableRef ref) {
-        return compact(ref, TableHistory.COMPACTION, true);
-    }
-
-    /** Lance's own plan with {@code options}: every fragment below its target is a candidate. */
-    Mono<Optional<Long>> compactFragments(TableRef ref, CompactionOptions options) {
-        return compact(ref, options, false);
-    }
-
-    private Mono<Optional<Long>> compact(TableRef ref, CompactionOptions options, boolean tiered) {
+        CompactionOptions options = TableHistory.COMPACTION;
         return datasets.with("compact", ref, OptionalLong.empty(), (dataset, allocator) -> {
-            List<CompactionTask> tasks = tiered ? TieredCompaction.plan(dataset, options)
-                    : Compaction.planCompaction(dataset, options).getCompactionTasks();
+            List<CompactionTask> tasks = TieredCompaction.plan(dataset, options);
             if (tasks.isEmpty()) {
                 return Optional.<Long>empty();
             }

@@ -222,11 +222,6 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<Optional<Long>> compactFragments(TableRef ref, long targetRowsPerFragment) {
-        return maintenance.compactFragments(ref, TableHistory.compaction(targetRowsPerFragment));
-    }
-
-    @Override
     public Mono<Integer> compactionTasks(TableRef ref) {
         return maintenance.compactionTasks(ref);
     }
