@@ -31,6 +31,8 @@ import reactor.core.publisher.Mono;
  */
 final class ManifestFold {
     private static final String ROW_ADDRESS = "_rowaddr";
+    /** The fold's transaction property, as other writers name theirs: its version is told apart from a publish's. */
+    static final Map<String, String> PROPERTIES = Map.of("omnigraph.writer", "manifest-fold");
 
     private ManifestFold() {
     }
@@ -83,7 +85,7 @@ final class ManifestFold {
                         addresses.put((String) copy.get(ManifestSchema.OBJECT_ID), (Long) copy.remove(ROW_ADDRESS));
                         rows.add(copy);
                     }
-                    return tables.stageUpsertAt(snapshot, addresses, rows, ManifestSchema.OBJECT_ID, Map.of())
+                    return tables.stageUpsertAt(snapshot, addresses, rows, ManifestSchema.OBJECT_ID, PROPERTIES)
                             .flatMap(tables::commitStaged)
                             .map(committed -> Optional.of(committed.version()));
                 });

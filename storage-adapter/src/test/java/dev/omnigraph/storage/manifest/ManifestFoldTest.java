@@ -59,6 +59,29 @@ class ManifestFoldTest extends ManifestStoreTestBase {
                 .isEqualTo(2);
     }
 
+    @Test
+    void everyManifestVersionNamesItsWriterAPublishItsCommitAndAFoldItself() {
+        GraphCommit head = ManifestFixture.init(store);
+        long from = head.manifestVersion();
+        ManifestBatchPublisher publisher = new ManifestBatchPublisher(store);
+        for (int i = 0; i < ManifestBatchPublisher.COMPACT_AT_FRAGMENTS + 2; i++) {
+            head = publisher.publish(move("main", ExpectedHead.exactly(head.id()), PERSON, 2 + i, 3 + i)).block();
+        }
+        long latest = tables.head(store.ref("main")).block();
+        List<java.util.Optional<dev.omnigraph.storage.TransactionMark>> commits =
+                tables.transactionMarks(store.ref("main"), from, latest, "omnigraph.commit_id").block();
+        List<java.util.Optional<dev.omnigraph.storage.TransactionMark>> writers =
+                tables.transactionMarks(store.ref("main"), from, latest, "omnigraph.writer").block();
+        long folds = 0;
+        for (int i = 0; i < commits.size(); i++) {
+            boolean publish = commits.get(i).orElseThrow().mark().isPresent();
+            java.util.Optional<String> writer = writers.get(i).orElseThrow().mark();
+            assertThat(publish || writer.equals(java.util.Optional.of("manifest-fold"))).as("version %d", from + 1 + i).isTrue();
+            folds += writer.isPresent() ? 1 : 0;
+        }
+        assertThat(folds).as("the publisher folded once").isEqualTo(1);
+    }
+
     /** The size of the latest version's manifest file (named by its version, or inverted in Lance's V2 scheme). */
     private long newestManifestBytes() {
         long version = tables.head(store.ref("main")).block();
