@@ -81,24 +81,7 @@ class OptimizeCrashTest {
             "optimize.before_sidecar_delete", FailpointCatalog.SIDECAR_DELETE})
     void aKilledOptimizeLeavesTheSameRowsAndTheNextOpenPublishesWhatLanded(String point, @TempDir Path dir) throws Exception {
         Path root = dir.resolve("graph");
-        CrashHarness.copy(template, root);
-        Process child = ChildJvm.start(OptimizeCrashMain.class, dir.resolve("tmp"), List.of(root.toString()),
-                List.of("OMNIGRAPH_FAILPOINTS=" + point + "=exit"));
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).as(output).isEqualTo(dev.omnigraph.storage.Failpoints.EXIT_CODE);
-
-        Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
-        CrashHarness.GraphState state = CrashHarness.state(reopened, services);
-        assertThat(state.rows()).isEqualTo(before.rows());
-        List<String> after = new ArrayList<>(List.of("optimize"));
-        after.addAll(before.userCommits());
-        assertThat(state.userCommits()).isIn(before.userCommits(), after);
-        assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
-        for (var table : reopened.snapshot(ReadTarget.main()).block().tables()) {
-            TableRef ref = new TableRef(root.resolve(table.path()).toString(), table.lanceBranch());
-            assertThat(services.tables().head(ref).block()).as(table.tableKey()).isEqualTo(table.version());
-        }
+        Omnigraph reopened = killedAndReopened(root, dir.resolve("tmp"), point, List.of(), before);
         boolean armed = !point.equals(FailpointCatalog.SIDECAR_WRITE) && !point.equals("optimize.after_plan");
         List<RecoveryRecord> audit = reopened.recoveries().collectList().block();
         if (armed) {
@@ -130,25 +113,36 @@ class OptimizeCrashTest {
             "optimize.after_publish", "optimize.before_sidecar_delete"})
     void aKilledMinorCompactionLeavesTheWriteAndTheNextOpenPublishesWhatLanded(String point, @TempDir Path dir)
             throws Exception {
-        Path root = dir.resolve("graph");
+        Omnigraph reopened = killedAndReopened(dir.resolve("graph"), dir.resolve("tmp"), point, List.of(WRITE), written);
+        assertThat(reopened.recoveries().collectList().block()).hasSize(point.equals("optimize.after_plan") ? 0 : 1);
+    }
+
+    /**
+     * Runs {@link OptimizeCrashMain} on a copy of the template at {@code root} with {@code args}, killed at
+     * {@code point}, reopens it read-write here and checks what every case shares: the rows of {@code expected}, its
+     * commits with or without one {@code optimize} on top, no sidecar left, every table's HEAD at its pin.
+     */
+    static Omnigraph killedAndReopened(Path root, Path tmp, String point, List<String> args,
+                                       CrashHarness.GraphState expected) throws Exception {
         CrashHarness.copy(template, root);
-        Process child = ChildJvm.start(OptimizeCrashMain.class, dir.resolve("tmp"), List.of(root.toString(), WRITE),
-                List.of("OMNIGRAPH_FAILPOINTS=" + point + "=exit"));
+        List<String> childArgs = new ArrayList<>(List.of(root.toString()));
+        childArgs.addAll(args);
+        Process child = ChildJvm.start(OptimizeCrashMain.class, tmp, childArgs, List.of("OMNIGRAPH_FAILPOINTS=" + point + "=exit"));
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
         assertThat(child.exitValue()).as(output).isEqualTo(dev.omnigraph.storage.Failpoints.EXIT_CODE);
 
         Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
         CrashHarness.GraphState state = CrashHarness.state(reopened, services);
-        assertThat(state.rows()).isEqualTo(written.rows());
+        assertThat(state.rows()).isEqualTo(expected.rows());
         List<String> after = new ArrayList<>(List.of("optimize"));
-        after.addAll(written.userCommits());
-        assertThat(state.userCommits()).isIn(written.userCommits(), after);
+        after.addAll(expected.userCommits());
+        assertThat(state.userCommits()).isIn(expected.userCommits(), after);
         assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
         for (var table : reopened.snapshot(ReadTarget.main()).block().tables()) {
             TableRef ref = new TableRef(root.resolve(table.path()).toString(), table.lanceBranch());
             assertThat(services.tables().head(ref).block()).as(table.tableKey()).isEqualTo(table.version());
         }
-        assertThat(reopened.recoveries().collectList().block()).hasSize(point.equals("optimize.after_plan") ? 0 : 1);
+        return reopened;
     }
 }
