@@ -61,7 +61,8 @@ final class GraphWrites {
             Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
             return new MutationWriter(graph.writeContext()).execute(branch, plan, bound, now, options.actorId(),
                     options.ifGraphCommit(), key.map(k -> IdempotencyKeys.mutation(k, branch, source, queryName,
-                            bound, options.ifGraphCommit())));
+                            bound, options.ifGraphCommit())))
+                    .flatMap(outcome -> graph.compactions.after(graph.writeContext(), branch, outcome));
         }));
     }
 
@@ -74,7 +75,8 @@ final class GraphWrites {
             Flux<ByteBuffer> input = hash.map(h -> ndjson.doOnNext(h::update)).orElse(ndjson);
             return new Loader(graph.writeContext()).load(branch, mode, reader.read(input, Schedulers.parallel()),
                     options.overwriteTypes(), options.actorId(), options.ifGraphCommit(),
-                    hash.map(h -> h::request));
+                    hash.map(h -> h::request))
+                    .flatMap(outcome -> graph.compactions.after(graph.writeContext(), branch, outcome));
         }));
     }
 
@@ -87,7 +89,8 @@ final class GraphWrites {
             Flux<LoadRecord> records = reader.read(ndjsonFile,
                     graph.services().scheduler().scheduler(), chunk -> hash.ifPresent(h -> h.update(chunk)));
             return new Loader(graph.writeContext()).load(branch, mode, records, options.overwriteTypes(),
-                    options.actorId(), options.ifGraphCommit(), hash.map(h -> h::request));
+                    options.actorId(), options.ifGraphCommit(), hash.map(h -> h::request))
+                    .flatMap(outcome -> graph.compactions.after(graph.writeContext(), branch, outcome));
         }));
     }
 

@@ -72,6 +72,8 @@ public final class Omnigraph implements AutoCloseable {
     private final GraphWrites writes;
     private final GraphBranching branching;
     private final GraphUpkeep upkeep;
+    /** The minor compactions this handle's writes trigger (see {@link dev.omnigraph.engine.maintain.MinorCompactions}). */
+    final dev.omnigraph.engine.maintain.MinorCompactions compactions = new dev.omnigraph.engine.maintain.MinorCompactions();
 
     Omnigraph(GraphRoot root, OpenMode mode, StorageServices services, ObjectStore files, ManifestStore manifest,
               SchemaFiles.Accepted schema, WriterTenure tenure) {
@@ -438,6 +440,16 @@ public final class Omnigraph implements AutoCloseable {
     /** Per-commit input limits of this handle's writes. */
     public WriteLimits limits() {
         return limits;
+    }
+
+    /**
+     * Sets how many commits of this handle to one table are followed by a minor compaction of its small fragments
+     * (default {@link dev.omnigraph.engine.maintain.MinorCompactions#EVERY_WRITES}; 0 turns them off); returns this
+     * handle.
+     */
+    public Omnigraph minorCompactionEvery(int commitsPerTable) {
+        compactions.every(commitsPerTable);
+        return this;
     }
 
     /** Sets the per-commit input limits of this handle's later writes; returns this handle. */

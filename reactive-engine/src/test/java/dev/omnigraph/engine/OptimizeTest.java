@@ -4,7 +4,9 @@ import static dev.omnigraph.engine.GraphTestSupport.params;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.omnigraph.engine.maintain.MinorCompactions;
 import dev.omnigraph.engine.maintain.OptimizeResult;
+import dev.omnigraph.engine.maintain.Optimizer;
 import dev.omnigraph.engine.maintain.Repair;
 import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.recovery.RecoveryRecord;
@@ -13,6 +15,7 @@ import dev.omnigraph.storage.TableHistory;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.error.Conflict;
 import dev.omnigraph.storage.error.RecoveryRequired;
+import dev.omnigraph.storage.manifest.GraphCommit;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -72,6 +75,7 @@ class OptimizeTest extends ConstrainedGraphTest {
     @Test
     @org.junit.jupiter.api.Timeout(value = 20, unit = java.util.concurrent.TimeUnit.MINUTES)
     void manySingleRowWritesCompactToFewFragmentsAndEveryQueryAndTimeTravelAnswersTheSame() {
+        graph.minorCompactionEvery(0); // optimize alone, from one fragment per write (minor compactions: tests below)
         String midpoint = null;
         for (int i = 0; i < WRITES; i++) {
             WriteOutcome written = switch (i % 4) {
@@ -209,5 +213,43 @@ class OptimizeTest extends ConstrainedGraphTest {
         assertThat(graph.pendingSidecars().collectList().block()).hasSize(1);
         assertThat(graph.snapshot(ReadTarget.main()).block().table("node:Note").orElseThrow().version())
                 .isEqualTo(note.version());
+    }
+
+    /**
+     * Writes bound a table's small fragments between optimizes: every {@link MinorCompactions#EVERY_WRITES}-th
+     * commit to a table is followed by a minor compaction (a tracked optimize of that table, no index work),
+     * published as its own commit; every query and every earlier commit answers the same.
+     */
+    @Test
+    void everySixtyFourthWriteToATableCompactsItsSmallFragmentsAndAnswersStayTheSame() {
+        int writes = MinorCompactions.EVERY_WRITES * 2 + 10;
+        String early = null;
+        for (int i = 0; i < writes; i++) {
+            String commit = mutate("note", params("t", "note " + i)).commit().orElseThrow().id();
+            if (i == 10) early = commit;
+        }
+        Map<String, List<List<Object>>> atEarly = answers(ReadTarget.commit(early));
+        assertThat(atEarly.get("notes")).hasSize(11);
+
+        assertThat(fragments("node:Note")).as("two minor compactions, then 10 single-row fragments")
+                .isLessThanOrEqualTo(12);
+        List<GraphCommit> minors = graph.commits("main").collectList().block().stream()
+                .filter(commit -> commit.actorId().equals(java.util.Optional.of(Optimizer.MINOR_ACTOR))).toList();
+        assertThat(minors).hasSize(2).allSatisfy(commit -> assertThat(commit.operation()).isEqualTo("optimize"));
+        assertThat(answers(ReadTarget.main()).get("notes")).hasSize(writes);
+        assertThat(answers(ReadTarget.commit(early))).isEqualTo(atEarly);
+        assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(graph.gates().allIdle()).isTrue();
+    }
+
+    @Test
+    void noMinorCompactionWhenTurnedOff() {
+        graph.minorCompactionEvery(0);
+        for (int i = 0; i < MinorCompactions.EVERY_WRITES + 1; i++) {
+            mutate("note", params("t", "note " + i));
+        }
+        assertThat(fragments("node:Note")).isEqualTo(MinorCompactions.EVERY_WRITES + 1);
+        assertThat(graph.commits("main").collectList().block())
+                .noneSatisfy(commit -> assertThat(commit.operation()).isEqualTo("optimize"));
     }
 }

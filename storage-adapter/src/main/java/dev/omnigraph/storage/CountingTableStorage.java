@@ -142,11 +142,6 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<Optional<Long>> compactFragments(TableRef ref, long targetRowsPerFragment) {
-        return counted(Call.COMPACT, () -> delegate.compactFragments(ref, targetRowsPerFragment));
-    }
-
-    @Override
     public Mono<VersionGcPlan> planVersionGc(String path, Map<Optional<String>, VersionRetention> retention,
                                              java.time.Instant orphanCutoff) {
         return counted(Call.GC, () -> delegate.planVersionGc(path, retention, orphanCutoff));
@@ -173,8 +168,8 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<List<String>> partialIndexes(TableRef ref, long version) {
-        return counted(Call.INDEX, () -> delegate.partialIndexes(ref, version));
+    public Mono<List<String>> partialIndexes(TableRef ref, long version, double unindexedShare) {
+        return counted(Call.INDEX, () -> delegate.partialIndexes(ref, version, unindexedShare));
     }
 
     @Override

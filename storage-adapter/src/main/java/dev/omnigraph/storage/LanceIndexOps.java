@@ -1,6 +1,6 @@
 package dev.omnigraph.storage;
 
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -29,15 +29,23 @@ final class LanceIndexOps {
                 (dataset, allocator) -> LanceIndexes.create(ref, dataset, expectedVersion, spec, true));
     }
 
-    Mono<List<String>> partial(TableRef ref, long version) {
+    Mono<List<String>> partial(TableRef ref, long version, double unindexedShare) {
         // The coverage first: where it cannot be read (not a local root) or there is no index, nothing is opened.
         return datasets.storage().call(() -> LanceIndexCoverage.read(ref, version).orElse(Map.of()))
                 .flatMap(coverage -> coverage.isEmpty() ? Mono.just(List.<String>of())
                         : datasets.with("partialIndexes", ref, OptionalLong.of(version), (dataset, allocator) -> {
-                            Set<Integer> fragments = new HashSet<>();
-                            dataset.getFragments().forEach(fragment -> fragments.add(fragment.getId()));
-                            return coverage.entrySet().stream().filter(index -> !index.getValue().containsAll(fragments))
-                                    .map(Map.Entry::getKey).sorted().toList();
+                            Map<Integer, Long> rows = new HashMap<>();
+                            dataset.getFragments().forEach(fragment -> rows.put(fragment.getId(), fragment.metadata().getNumRows()));
+                            long total = rows.values().stream().mapToLong(Long::longValue).sum();
+                            return coverage.entrySet().stream().filter(index -> {
+                                Set<Integer> covered = index.getValue();
+                                if (covered.containsAll(rows.keySet())) {
+                                    return false;
+                                }
+                                long unindexed = rows.entrySet().stream().filter(f -> !covered.contains(f.getKey()))
+                                        .mapToLong(Map.Entry::getValue).sum();
+                                return unindexedShare <= 0 || unindexed > unindexedShare * total;
+                            }).map(Map.Entry::getKey).sorted().toList();
                         }));
     }
 

@@ -2,7 +2,6 @@ package dev.omnigraph.storage;
 
 import com.lancedb.lance.compaction.Compaction;
 import com.lancedb.lance.compaction.CompactionOptions;
-import com.lancedb.lance.compaction.CompactionPlan;
 import com.lancedb.lance.compaction.CompactionTask;
 import com.lancedb.lance.compaction.RewriteResult;
 import java.time.Instant;
@@ -21,14 +20,16 @@ final class LanceMaintenance {
         this.datasets = datasets;
     }
 
-    Mono<Optional<Long>> compactFragments(TableRef ref, CompactionOptions options) {
+    /** A tiered compaction ({@link TieredCompaction}): settled fragments are left alone. */
+    Mono<Optional<Long>> compactTiered(TableRef ref) {
+        CompactionOptions options = TableHistory.COMPACTION;
         return datasets.with("compact", ref, OptionalLong.empty(), (dataset, allocator) -> {
-            CompactionPlan plan = Compaction.planCompaction(dataset, options);
-            if (plan.getCompactionTasks().isEmpty()) {
+            List<CompactionTask> tasks = TieredCompaction.plan(dataset, options);
+            if (tasks.isEmpty()) {
                 return Optional.<Long>empty();
             }
             List<RewriteResult> rewritten = new ArrayList<>();
-            for (CompactionTask task : plan.getCompactionTasks()) {
+            for (CompactionTask task : tasks) {
                 rewritten.add(task.execute(dataset));
             }
             Compaction.commitCompaction(dataset, rewritten, options); // moves this dataset object to the new version
@@ -38,7 +39,7 @@ final class LanceMaintenance {
 
     Mono<Integer> compactionTasks(TableRef ref) {
         return datasets.with("compactionTasks", ref, OptionalLong.empty(), (dataset, allocator) ->
-                Compaction.planCompaction(dataset, TableHistory.COMPACTION).getCompactionTasks().size());
+                TieredCompaction.plan(dataset, TableHistory.COMPACTION).size());
     }
 
     Mono<VersionGcPlan> planVersionGc(String path, Map<Optional<String>, VersionRetention> retention,

@@ -205,8 +205,8 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<List<String>> partialIndexes(TableRef ref, long version) {
-        return indexes.partial(ref, version);
+    public Mono<List<String>> partialIndexes(TableRef ref, long version, double unindexedShare) {
+        return indexes.partial(ref, version, unindexedShare);
     }
 
     @Override
@@ -218,12 +218,7 @@ public final class LanceTableStorage implements TableStorage {
 
     @Override
     public Mono<Optional<Long>> compactFragments(TableRef ref) {
-        return maintenance.compactFragments(ref, TableHistory.COMPACTION);
-    }
-
-    @Override
-    public Mono<Optional<Long>> compactFragments(TableRef ref, long targetRowsPerFragment) {
-        return maintenance.compactFragments(ref, TableHistory.compaction(targetRowsPerFragment));
+        return maintenance.compactTiered(ref);
     }
 
     @Override

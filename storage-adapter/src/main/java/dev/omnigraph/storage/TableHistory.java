@@ -20,11 +20,6 @@ public final class TableHistory {
     /** The compaction every maintenance path runs: default fragment size, deletions materialised past 10%. */
     static final CompactionOptions COMPACTION = CompactionOptions.builder().withMaterializeDeletionsThreshold(0.1f).build();
 
-    /** The same compaction into fragments of {@code targetRows} rows; larger fragments are not candidates. */
-    static CompactionOptions compaction(long targetRows) {
-        return CompactionOptions.builder().withMaterializeDeletionsThreshold(0.1f).withTargetRowsPerFragment(targetRows).build();
-    }
-
     /** The operations a compaction commits: the reserve versions its tasks take, then the rewrite. */
     private static final Set<String> MAINTENANCE = Set.of("ReserveFragments", "Rewrite");
 

@@ -117,19 +117,15 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Mono<StagedHandle> stageRestore(TableRef ref, long toVersion);
 
     /**
-     * Rewrites {@code ref}'s small fragments into few large ones (and drops deleted rows), keeping the data and
-     * every older version readable; emits the new version, or empty when there was nothing to compact. Lance
-     * cannot stage this: it commits reserve-fragment versions and then a rewrite. It conflicts with a concurrent
-     * delete/update of the same fragments, so callers hold the table's gates; a conflict lands nothing.
+     * Rewrites {@code ref}'s small fragments into larger ones (and drops deleted rows), keeping the data and every
+     * older version readable; emits the new version, or empty when there was nothing to compact. Tiered: a
+     * settled fragment (at least a sixteenth of the table and 512 rows, without deletions to materialise) is left
+     * alone, so a compaction costs what was written since the last one, not the table, and the versions before it
+     * share the settled fragments. Lance cannot stage this: it commits reserve-fragment versions and then a
+     * rewrite. It conflicts with a concurrent delete/update of the same fragments, so callers hold the table's
+     * gates; a conflict lands nothing.
      */
     Mono<Optional<Long>> compactFragments(TableRef ref);
-
-    /**
-     * As {@link #compactFragments(TableRef)}, but into fragments of about {@code targetRowsPerFragment} rows, and a
-     * fragment already that large is left alone: for an append-only log, where a compaction should cost what was
-     * appended since the last one, not the whole history.
-     */
-    Mono<Optional<Long>> compactFragments(TableRef ref, long targetRowsPerFragment);
 
     /** The names of the indexes of {@code ref} at {@code version}, sorted. Reads no transaction. */
     Mono<List<String>> indexNames(TableRef ref, long version);
@@ -154,7 +150,16 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
      * appended after the index was built, or written by a compaction of unindexed ones), sorted; empty when there
      * are none or coverage cannot be read (a root that is not a local directory).
      */
-    Mono<List<String>> partialIndexes(TableRef ref, long version);
+    default Mono<List<String>> partialIndexes(TableRef ref, long version) {
+        return partialIndexes(ref, version, 0);
+    }
+
+    /**
+     * As {@link #partialIndexes(TableRef, long)}, but only the indexes whose fragments not covered hold more than
+     * {@code unindexedShare} (0 to 1) of the version's live rows: for a caller that leaves a mostly complete index
+     * alone (Lance scans the fragments it does not cover, so answers stay exact).
+     */
+    Mono<List<String>> partialIndexes(TableRef ref, long version, double unindexedShare);
 
     /** True when every version in {@code (base, upTo]} of {@code ref} has exactly {@code base}'s fragments. */
     Mono<Boolean> sameFragments(TableRef ref, long base, long upTo);

@@ -391,22 +391,28 @@ class LanceTableStorageTest extends LanceStorageTestBase {
     }
 
     @Test
-    void aCompactionToATargetSizeLeavesFullFragmentsAlone() {
-        // The manifest's lineage only grows: its compaction must rewrite what was appended since the last one,
-        // not the fragments already full.
-        TableSnapshot at = createPeople("log");
+    void aCompactionLeavesSettledFragmentsAloneAndMergesTheSmallOnes() {
+        // Tiered: a fragment of at least TieredCompaction.FLOOR_ROWS rows (and a sixteenth of the table) is settled,
+        // so a compaction rewrites what was appended since the last one, not the whole table.
+        TableSnapshot at = createPeople("tiered");
         TableRef ref = at.ref();
-        at = appendCommitted(at, people(0, 20));
-        for (int i = 0; i < 3; i++) at = appendCommitted(at, people(100 + i * 4, 104 + i * 4));
-        assertThat(at.fragmentCount()).isEqualTo(4);
+        at = appendCommitted(at, people(0, (int) TieredCompaction.FLOOR_ROWS));
+        for (int i = 0; i < 3; i++) at = appendCommitted(at, people(10_000 + i * 4, 10_004 + i * 4));
+        at = appendCommitted(at, people(20_000, 20_001));
+        assertThat(at.fragmentCount()).isEqualTo(5);
+        Map<Integer, Long> settled = storage.liveRowsByFragment(at).block();
+        assertThat(storage.compactionTasks(ref).block()).isEqualTo(1);
 
-        long compacted = storage.compactFragments(ref, 16).block().orElseThrow();
+        long compacted = storage.compactFragments(ref).block().orElseThrow();
 
         TableSnapshot after = storage.open(ref, OptionalLong.of(compacted)).block();
-        assertThat(after.rowCount()).isEqualTo(32);
-        assertThat(after.fragmentCount()).as("the 20-row fragment stays; the three small ones become one").isEqualTo(2);
+        assertThat(after.rowCount()).isEqualTo(TieredCompaction.FLOOR_ROWS + 13);
+        Map<Integer, Long> fragments = storage.liveRowsByFragment(after).block();
+        assertThat(fragments).as("the settled fragment keeps its id; the four small ones become one").hasSize(2)
+                .containsEntry(settled.keySet().iterator().next(), TieredCompaction.FLOOR_ROWS);
         assertThat(storage.count(after, Optional.of("id = 'p0'")).block()).isEqualTo(1);
-        assertThat(storage.compactFragments(ref, 16).block()).as("nothing small is left").isEmpty();
+        assertThat(storage.compactFragments(ref).block()).as("nothing small is left to merge").isEmpty();
+        assertThat(storage.compactionTasks(ref).block()).isZero();
     }
 
     @Test

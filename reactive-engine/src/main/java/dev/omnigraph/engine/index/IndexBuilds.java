@@ -33,16 +33,24 @@ public final class IndexBuilds {
     }
 
     /**
+     * An existing index is rebuilt only when the fragments it does not cover hold more than this share of the
+     * table's rows. Below it the index is left alone: Lance scans the uncovered fragments (answers stay exact, a
+     * little slower), and versions kept for time travel share the index files instead of each round pinning a
+     * second copy (Java 0.39 has no incremental index update: a rebuild writes the whole index anew).
+     */
+    public static final double REBUILD_UNINDEXED_SHARE = 0.2;
+
+    /**
      * What a maintenance writer must build on {@code table} at {@code version} of {@code ref} after compacting it:
-     * the missing indexes, and those that do not cover every fragment, rebuilt whole (a compaction keeps indexed
-     * and unindexed fragments apart, and Java 0.39 has no incremental index update). An empty table needs none (an
-     * index of nothing covers nothing; the first optimize with rows builds it).
+     * the missing indexes, and those whose uncovered fragments hold more than {@link #REBUILD_UNINDEXED_SHARE} of
+     * the rows, rebuilt whole (a compaction keeps indexed and unindexed fragments apart). An empty table needs none
+     * (an index of nothing covers nothing; the first optimize with rows builds it).
      */
     public Mono<List<Build>> stale(CatalogTable table, TableRef ref, long version, long rowCount) {
         if (rowCount == 0) {
             return Mono.just(List.of());
         }
-        return Mono.zip(tables.indexNames(ref, version), tables.partialIndexes(ref, version))
+        return Mono.zip(tables.indexNames(ref, version), tables.partialIndexes(ref, version, REBUILD_UNINDEXED_SHARE))
                 .map(found -> IndexPlan.required(table, rowCount).stream()
                         .filter(spec -> !found.getT1().contains(spec.name()) || found.getT2().contains(spec.name()))
                         .map(spec -> new Build(spec, found.getT1().contains(spec.name())))

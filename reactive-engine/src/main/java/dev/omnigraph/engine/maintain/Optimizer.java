@@ -89,12 +89,29 @@ public final class Optimizer {
         return ctx.manifest().load(branch).flatMap(probe -> {
             TreeSet<String> keys = new TreeSet<>();
             probe.liveTables().forEach(entry -> keys.add(entry.tableKey()));
-            return Mono.usingWhen(ctx.gates().forWrite(branch, keys), permit -> underGates(branch, keys, actor),
-                    Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync);
+            return gated(branch, keys, actor, true);
         });
     }
 
-    private Mono<OptimizeResult> underGates(String branch, java.util.Set<String> gated, Optional<String> actor) {
+    /**
+     * A minor compaction: the same tracked writer on one table of {@code branch} (if it is the branch's own), its
+     * small fragments merged by the same plan and no index built or rebuilt (the merged fragments stay
+     * unindexed, which Lance scans; the next optimize decides about the index).
+     */
+    public Mono<OptimizeResult> compactSmall(String branch, String tableKey) {
+        return gated(branch, new TreeSet<>(java.util.Set.of(tableKey)), Optional.of(MINOR_ACTOR), false);
+    }
+
+    /** The actor of the minor compactions the engine runs by itself ({@link MinorCompactions}). */
+    public static final String MINOR_ACTOR = "omnigraph:compact";
+
+    private Mono<OptimizeResult> gated(String branch, TreeSet<String> keys, Optional<String> actor, boolean indexes) {
+        return Mono.usingWhen(ctx.gates().forWrite(branch, keys), permit -> underGates(branch, keys, actor, indexes),
+                Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync);
+    }
+
+    private Mono<OptimizeResult> underGates(String branch, java.util.Set<String> gated, Optional<String> actor,
+                                            boolean withIndexes) {
         Optional<String> ownRef = GraphBranches.lanceRef(branch);
         return ctx.sidecars().list().next().flatMap(pending -> Mono.<ManifestState>error(new RecoveryRequired(
                         pending.operationId(), "optimize refused: a write's recovery is pending", null)))
@@ -104,7 +121,7 @@ public final class Optimizer {
                     return Flux.fromIterable(state.liveTables())
                             // The branch's own tables, and only those gated (a schema apply may have added one since).
                             .filter(entry -> entry.lanceBranch().equals(ownRef) && gated.contains(entry.tableKey()))
-                            .concatMap(entry -> plan(entry, skipped))
+                            .concatMap(entry -> plan(entry, skipped, withIndexes))
                             .collectList()
                             .flatMap(planned -> ctx.failpoints().hit(WRITER + ".after_plan").then(Mono.defer(() -> {
                                 List<Planned> work = planned.stream().filter(Planned::hasWork).toList();
@@ -119,14 +136,14 @@ public final class Optimizer {
                 });
     }
 
-    private Mono<Planned> plan(TableEntry entry, List<SkippedDrift> skipped) {
+    private Mono<Planned> plan(TableEntry entry, List<SkippedDrift> skipped, boolean withIndexes) {
         TableRef ref = ctx.ref(entry);
         return ctx.tables().open(ref, OptionalLong.empty()).flatMap(head -> {
             if (head.version() != entry.version()) {
                 skipped.add(new SkippedDrift(entry.tableKey(), entry.version(), head.version()));
                 return Mono.empty();
             }
-            Mono<List<IndexBuilds.Build>> indexes = ctx.catalog().table(entry.tableKey())
+            Mono<List<IndexBuilds.Build>> indexes = !withIndexes ? Mono.just(List.of()) : ctx.catalog().table(entry.tableKey())
                     .map(table -> new IndexBuilds(ctx.tables()).stale(table, ref, entry.version(), entry.rowCount()))
                     .orElse(Mono.just(List.of()));
             return Mono.zip(ctx.tables().compactionTasks(ref), indexes)

@@ -38,12 +38,15 @@ class OptimizeCrashTest {
     static StorageServices services;
     static Path template;
     static CrashHarness.GraphState before;
+    /** The state after the minor compaction case's write (that write committed before its compaction started). */
+    static CrashHarness.GraphState written;
+    static final String WRITE = "{\"type\":\"Person\",\"data\":{\"name\":\"Fay\",\"age\":5}}";
 
     @TempDir
     static Path scratch;
 
     @BeforeAll
-    static void seed() {
+    static void seed() throws Exception {
         services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
         template = scratch.resolve("template");
         Omnigraph seeded = Omnigraph.init(services, template, CrashScenario.SCHEMA).block();
@@ -54,6 +57,11 @@ class OptimizeCrashTest {
             load(seeded, line + "\n");
         }
         before = CrashHarness.state(seeded, services);
+        Path copy = scratch.resolve("written");
+        CrashHarness.copy(template, copy);
+        Omnigraph other = Omnigraph.open(services, copy, OpenMode.READ_WRITE).block().minorCompactionEvery(0);
+        load(other, WRITE + "\n");
+        written = CrashHarness.state(other, services);
     }
 
     static void load(Omnigraph graph, String ndjson) {
@@ -73,24 +81,7 @@ class OptimizeCrashTest {
             "optimize.before_sidecar_delete", FailpointCatalog.SIDECAR_DELETE})
     void aKilledOptimizeLeavesTheSameRowsAndTheNextOpenPublishesWhatLanded(String point, @TempDir Path dir) throws Exception {
         Path root = dir.resolve("graph");
-        CrashHarness.copy(template, root);
-        Process child = ChildJvm.start(OptimizeCrashMain.class, dir.resolve("tmp"), List.of(root.toString()),
-                List.of("OMNIGRAPH_FAILPOINTS=" + point + "=exit"));
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).as(output).isEqualTo(dev.omnigraph.storage.Failpoints.EXIT_CODE);
-
-        Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
-        CrashHarness.GraphState state = CrashHarness.state(reopened, services);
-        assertThat(state.rows()).isEqualTo(before.rows());
-        List<String> after = new ArrayList<>(List.of("optimize"));
-        after.addAll(before.userCommits());
-        assertThat(state.userCommits()).isIn(before.userCommits(), after);
-        assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
-        for (var table : reopened.snapshot(ReadTarget.main()).block().tables()) {
-            TableRef ref = new TableRef(root.resolve(table.path()).toString(), table.lanceBranch());
-            assertThat(services.tables().head(ref).block()).as(table.tableKey()).isEqualTo(table.version());
-        }
+        Omnigraph reopened = killedAndReopened(root, dir.resolve("tmp"), point, List.of(), before);
         boolean armed = !point.equals(FailpointCatalog.SIDECAR_WRITE) && !point.equals("optimize.after_plan");
         List<RecoveryRecord> audit = reopened.recoveries().collectList().block();
         if (armed) {
@@ -111,5 +102,47 @@ class OptimizeCrashTest {
                 assertThat(services.tables().partialIndexes(ref, table.version()).block()).as(table.tableKey()).isEmpty();
             }
         }
+    }
+
+    /**
+     * A minor compaction (a write's, {@link Omnigraph#minorCompactionEvery}) killed at each of its points: the write
+     * it follows stays committed, the compaction is published forward by the next open or not at all.
+     */
+    @ParameterizedTest(name = "minor compaction killed at {0}")
+    @ValueSource(strings = {"optimize.after_plan", "optimize.after_arm", "optimize.after_compact:1",
+            "optimize.after_publish", "optimize.before_sidecar_delete"})
+    void aKilledMinorCompactionLeavesTheWriteAndTheNextOpenPublishesWhatLanded(String point, @TempDir Path dir)
+            throws Exception {
+        Omnigraph reopened = killedAndReopened(dir.resolve("graph"), dir.resolve("tmp"), point, List.of(WRITE), written);
+        assertThat(reopened.recoveries().collectList().block()).hasSize(point.equals("optimize.after_plan") ? 0 : 1);
+    }
+
+    /**
+     * Runs {@link OptimizeCrashMain} on a copy of the template at {@code root} with {@code args}, killed at
+     * {@code point}, reopens it read-write here and checks what every case shares: the rows of {@code expected}, its
+     * commits with or without one {@code optimize} on top, no sidecar left, every table's HEAD at its pin.
+     */
+    static Omnigraph killedAndReopened(Path root, Path tmp, String point, List<String> args,
+                                       CrashHarness.GraphState expected) throws Exception {
+        CrashHarness.copy(template, root);
+        List<String> childArgs = new ArrayList<>(List.of(root.toString()));
+        childArgs.addAll(args);
+        Process child = ChildJvm.start(OptimizeCrashMain.class, tmp, childArgs, List.of("OMNIGRAPH_FAILPOINTS=" + point + "=exit"));
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).as(output).isEqualTo(dev.omnigraph.storage.Failpoints.EXIT_CODE);
+
+        Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
+        CrashHarness.GraphState state = CrashHarness.state(reopened, services);
+        assertThat(state.rows()).isEqualTo(expected.rows());
+        List<String> after = new ArrayList<>(List.of("optimize"));
+        after.addAll(expected.userCommits());
+        assertThat(state.userCommits()).isIn(expected.userCommits(), after);
+        assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
+        for (var table : reopened.snapshot(ReadTarget.main()).block().tables()) {
+            TableRef ref = new TableRef(root.resolve(table.path()).toString(), table.lanceBranch());
+            assertThat(services.tables().head(ref).block()).as(table.tableKey()).isEqualTo(table.version());
+        }
+        return reopened;
     }
 }

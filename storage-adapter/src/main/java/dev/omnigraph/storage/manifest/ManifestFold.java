@@ -31,44 +31,46 @@ import reactor.core.publisher.Mono;
  */
 final class ManifestFold {
     private static final String ROW_ADDRESS = "_rowaddr";
+    /** The fold's transaction property, as other writers name theirs: its version is told apart from a publish's. */
+    static final Map<String, String> PROPERTIES = Map.of("omnigraph.writer", "manifest-fold");
 
     private ManifestFold() {
     }
 
-    /** Folds the first run of at least two small fragments of {@code ref}; the version it landed, if it folded. */
+    /** Folds {@link #group} of {@code ref}'s fragments when it has two or more; the version it landed, if it folded. */
     static Mono<Optional<Long>> fold(TableStorage tables, TableRef ref, long targetRows) {
         return tables.open(ref, OptionalLong.empty()).flatMap(snapshot -> tables.liveRowsByFragment(snapshot)
                 .flatMap(rows -> {
-                    List<Integer> group = firstGroup(rows, targetRows);
+                    List<Integer> group = group(rows, targetRows);
                     return group.isEmpty() ? Mono.just(Optional.<Long>empty()) : rewrite(tables, snapshot, group);
                 }));
     }
 
     /**
-     * The first run of consecutive fragments under {@code targetRows} live rows each whose total stays within it,
-     * when it has two or more; a small fragment that cannot join its successor is passed over (left as it is).
+     * Size-tiered: the newest fragments, taken from the end while each older one holds no more live rows than
+     * those taken so far and the total stays within {@code targetRows}; empty unless that is two or more. So a fold
+     * merges the publishes since the last one, and an older folded fragment only once the rows after it have
+     * caught up with it (a binary counter): a row is written again about log2(target / publishes per fold) times,
+     * not at every fold, and a fold between two versions kept for time travel leaves a second copy of what it merged,
+     * not of the whole partial tail of the lineage. Full fragments are never rewritten.
      */
-    static List<Integer> firstGroup(Map<Integer, Long> liveRows, long targetRows) {
+    static List<Integer> group(Map<Integer, Long> liveRows, long targetRows) {
+        List<Map.Entry<Integer, Long>> fragments = new ArrayList<>(liveRows.entrySet());
         List<Integer> group = new ArrayList<>();
         long total = 0;
-        for (Map.Entry<Integer, Long> fragment : liveRows.entrySet()) {
-            long rows = fragment.getValue();
-            boolean fits = rows < targetRows && total + rows <= targetRows;
-            if (!fits && group.size() >= 2) {
-                return group;
+        for (int i = fragments.size() - 1; i >= 0; i--) {
+            long rows = fragments.get(i).getValue();
+            if (rows >= targetRows || total + rows > targetRows || (!group.isEmpty() && rows > total)) {
+                break;
             }
-            if (!fits) {
-                group.clear();
-                total = 0;
-                if (rows >= targetRows) continue;
-            }
-            group.add(fragment.getKey());
+            group.add(0, fragments.get(i).getKey());
             total += rows;
         }
         return group.size() >= 2 ? List.copyOf(group) : List.of();
     }
 
-    private static Mono<Optional<Long>> rewrite(TableStorage tables, TableSnapshot snapshot, List<Integer> fragments) {
+    /** Writes {@code fragments} of {@code snapshot} (and the stamp row) again as one fragment, in one commit. */
+    static Mono<Optional<Long>> rewrite(TableStorage tables, TableSnapshot snapshot, List<Integer> fragments) {
         Flux<Map<String, Object>> group = tables.scan(snapshot, ScanRequest.all().includingRowAddress()
                 .onFragments(fragments)).flatMapIterable(RowBatch::rows);
         Flux<Map<String, Object>> stamp = tables.scan(snapshot, ScanRequest.all().includingRowAddress()
@@ -83,7 +85,7 @@ final class ManifestFold {
                         addresses.put((String) copy.get(ManifestSchema.OBJECT_ID), (Long) copy.remove(ROW_ADDRESS));
                         rows.add(copy);
                     }
-                    return tables.stageUpsertAt(snapshot, addresses, rows, ManifestSchema.OBJECT_ID, Map.of())
+                    return tables.stageUpsertAt(snapshot, addresses, rows, ManifestSchema.OBJECT_ID, PROPERTIES)
                             .flatMap(tables::commitStaged)
                             .map(committed -> Optional.of(committed.version()));
                 });
