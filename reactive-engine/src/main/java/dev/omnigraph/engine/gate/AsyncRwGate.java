@@ -2,6 +2,7 @@ package dev.omnigraph.engine.gate;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
@@ -35,23 +36,28 @@ public final class AsyncRwGate {
     }
 
     private Mono<Permit> acquire(boolean exclusive) {
-        return Mono.<Permit>create(sink -> {
-            Waiter waiter = new Waiter(exclusive, sink);
-            Permit granted;
-            synchronized (this) {
-                if (queue.isEmpty() && canEnter(exclusive)) {
-                    enter(exclusive);
-                    granted = waiter.permit();
-                } else {
-                    queue.addLast(waiter);
-                    granted = null;
-                }
-            }
-            sink.onCancel(() -> cancel(waiter));
-            if (granted != null) {
-                waiter.deliver(granted);
-            }
-        }).doOnDiscard(Permit.class, Permit::release); // a grant that raced a cancel is handed back
+        return Mono.defer(() -> {
+            Waiter waiter = new Waiter(exclusive);
+            return Mono.<Permit>create(sink -> {
+                        boolean admitted;
+                        synchronized (this) {
+                            waiter.sink = sink;
+                            admitted = queue.isEmpty() && canEnter(exclusive);
+                            if (admitted) {
+                                enter(exclusive);
+                                waiter.admit();
+                            } else {
+                                queue.addLast(waiter);
+                            }
+                        }
+                        sink.onCancel(() -> cancel(waiter));
+                        if (admitted) {
+                            waiter.deliver();
+                        }
+                    })
+                    .doOnNext(permit -> waiter.received())
+                    .doOnDiscard(Permit.class, Permit::release); // a grant stored for a subscriber that cancelled
+        });
     }
 
     private boolean canEnter(boolean exclusive) {
@@ -77,6 +83,7 @@ public final class AsyncRwGate {
             while (!queue.isEmpty() && canEnter(queue.peekFirst().exclusive)) {
                 Waiter next = queue.pollFirst();
                 enter(next.exclusive);
+                next.admit();
                 admitted.add(next);
                 if (next.exclusive) {
                     break;
@@ -84,7 +91,7 @@ public final class AsyncRwGate {
             }
         }
         // Deliver outside the lock: a subscriber may run its whole critical section synchronously.
-        admitted.forEach(waiter -> waiter.deliver(waiter.permit()));
+        admitted.forEach(Waiter::deliver);
     }
 
     private void cancel(Waiter waiter) {
@@ -93,8 +100,7 @@ public final class AsyncRwGate {
             removed = queue.remove(waiter);
         }
         if (!removed) {
-            waiter.cancelled.set(true);
-            waiter.releaseIfUndelivered();
+            waiter.cancelled();
         }
     }
 
@@ -108,43 +114,53 @@ public final class AsyncRwGate {
         return name + "[shared=" + sharedHolders + ", exclusive=" + exclusiveHeld + ", waiting=" + queue.size() + "]";
     }
 
+    /**
+     * One acquisition. Once admitted it holds its slot until its subscriber has seen the permit; a cancel before
+     * that hands the slot back. A {@code MonoSink} whose subscriber cancelled drops a value it is given (it does not
+     * discard it), so the handover cannot rely on the sink: it is settled by whichever of {@link #received} and
+     * {@link #cancelled} comes second.
+     */
     private final class Waiter {
+        private static final int QUEUED = 0;
+        private static final int ADMITTED = 1;
+        private static final int RECEIVED = 2;
+        private static final int CANCELLED = 3;
+
         final boolean exclusive;
-        final MonoSink<Permit> sink;
-        final AtomicBoolean cancelled = new AtomicBoolean();
-        final AtomicBoolean delivered = new AtomicBoolean();
-        private Permit permit;
+        final AtomicInteger state = new AtomicInteger(QUEUED);
+        MonoSink<Permit> sink; // set under the gate's lock before the waiter is queued or admitted
+        private Permit permit; // set before the state leaves QUEUED
 
-        Waiter(boolean exclusive, MonoSink<Permit> sink) {
+        Waiter(boolean exclusive) {
             this.exclusive = exclusive;
-            this.sink = sink;
         }
 
-        synchronized Permit permit() {
-            if (permit == null) {
-                AtomicBoolean released = new AtomicBoolean();
-                permit = () -> {
-                    if (released.compareAndSet(false, true)) {
-                        leave(exclusive);
-                    }
-                };
-            }
-            return permit;
-        }
-
-        void deliver(Permit granted) {
-            if (delivered.compareAndSet(false, true)) {
-                if (cancelled.get()) {
-                    granted.release();
-                } else {
-                    sink.success(granted);
+        /** Under the gate's lock, after {@code enter}: the slot is this waiter's. */
+        void admit() {
+            AtomicBoolean released = new AtomicBoolean();
+            permit = () -> {
+                if (released.compareAndSet(false, true)) {
+                    leave(exclusive);
                 }
+            };
+            state.set(ADMITTED);
+        }
+
+        /** Outside the lock. A sink cancelled meanwhile drops the permit; {@link #cancelled} releases it then. */
+        void deliver() {
+            sink.success(permit);
+        }
+
+        /** The subscriber has the permit: releasing it is now its job, unless it cancelled first. */
+        void received() {
+            if (!state.compareAndSet(ADMITTED, RECEIVED)) {
+                permit.release();
             }
         }
 
-        /** Cancelled after being admitted but before delivery: hand the slot back. */
-        void releaseIfUndelivered() {
-            if (permit != null && delivered.compareAndSet(false, true)) {
+        /** Cancelled after leaving the queue: the slot goes back unless the subscriber already has the permit. */
+        void cancelled() {
+            if (state.getAndSet(CANCELLED) == ADMITTED) {
                 permit.release();
             }
         }

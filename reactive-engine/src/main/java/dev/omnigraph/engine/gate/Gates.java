@@ -103,6 +103,11 @@ public final class Gates {
                 && tables.values().stream().allMatch(AsyncRwGate::isIdle);
     }
 
+    @Override
+    public String toString() {
+        return schema + " " + branches.values() + " " + tables.values();
+    }
+
     private static Mono<Permit> inOrder(List<Supplier<Mono<Permit>>> steps) {
         return Mono.defer(() -> {
             List<Permit> held = new ArrayList<>();
