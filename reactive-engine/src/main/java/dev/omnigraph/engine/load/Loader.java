@@ -14,8 +14,6 @@ import dev.omnigraph.engine.write.WriteToken;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.KeyConflict;
-import dev.omnigraph.storage.manifest.GraphBranches;
-import dev.omnigraph.storage.manifest.TableDelta;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -66,31 +63,11 @@ public final class Loader {
             }
             emptied.add(table.tableKey());
         }
-        AtomicReference<ChangeSet> lastPlan = new AtomicReference<>();
+        // The handle's kept key sets move on in the pipeline, after the publish (CommittedKeyCache.carry).
         return LoadBatch.collect(records, ctx.catalog(), mode, ctx.limits())
                 .flatMap(batch -> pipeline.run(new DirectPublishPipeline.Request(branch, actorId,
                         Sidecar.WriterKind.Load, "load:" + mode.name().toLowerCase(), "load", ifGraphCommit,
-                        token -> plan(token, mode, batch, emptied).doOnNext(lastPlan::set), idempotency.map(Supplier::get))))
-                .doOnNext(outcome -> {
-                    // Only main's loads land on main's datasets: a branch's first write of a table lands on its
-                    // fork at the same version number main's next write will take.
-                    if (mode != LoadMode.OVERWRITE && branch.equals(GraphBranches.MAIN) && !outcome.replayed()
-                            && lastPlan.get() != null) {
-                        outcome.commit().ifPresent(commit -> carryKeys(lastPlan.get(), commit.deltas()));
-                    }
-                });
-    }
-
-    /** The ids each table of a published append/merge holds now: its pinned ones plus the load's. */
-    private void carryKeys(ChangeSet published, List<TableDelta> deltas) {
-        Map<String, TableChange> byTable = new HashMap<>();
-        published.changes().forEach(change -> byTable.put(change.tableKey(), change));
-        for (TableDelta delta : deltas) {
-            TableChange change = byTable.get(delta.tableKey());
-            if (change != null) {
-                keys.published(change.pin(), delta, change.rows().stream().map(row -> (String) row.get("id")).toList());
-            }
-        }
+                        token -> plan(token, mode, batch, emptied), idempotency.map(Supplier::get))));
     }
 
     private Mono<ChangeSet> plan(WriteToken token, LoadMode mode, LoadBatch batch, List<String> emptied) {

@@ -4,7 +4,6 @@ import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.TableSnapshot;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import dev.omnigraph.storage.manifest.ManifestStore;
-import dev.omnigraph.storage.manifest.TableDelta;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.AbstractSet;
 import java.util.Collection;
@@ -135,20 +134,6 @@ public final class CommittedKeyCache {
             return Optional.of(ctx.tables().keysAmong(snapshot, column, value -> true)
                     .doOnNext(ids -> learn(pin.tableKey(), version.get(), ids)));
         };
-    }
-
-    /**
-     * After this handle's load published {@code delta} from {@code pin}: the ids of the new version are the old
-     * ones plus {@code added}, when the set of exactly the pinned version is known and the delta is one version.
-     */
-    public synchronized void published(TableEntry pin, TableDelta delta, Collection<String> added) {
-        Optional<Version> from = pin == null ? Optional.empty() : Version.of(pin);
-        Known known = from.isEmpty() ? null : byTable.get(pin.tableKey());
-        if (known == null || !known.version().equals(from.get())
-                || delta.fromVersion() != pin.version() || delta.toVersion() != pin.version() + 1) {
-            return;
-        }
-        put(pin.tableKey(), known.next(added, known.fresh(added)));
     }
 
     /**

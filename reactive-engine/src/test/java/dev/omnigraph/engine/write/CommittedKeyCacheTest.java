@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.TransactionIdentity;
-import dev.omnigraph.storage.manifest.TableDelta;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.List;
 import java.util.Map;
@@ -23,17 +22,13 @@ class CommittedKeyCacheTest {
         return new TableEntry("node:Person", 7, 1, "nodes/7-1", version, Optional.empty(), 0, false);
     }
 
-    static TableDelta step(long from) {
-        return new TableDelta("node:Person", from, from + 1);
-    }
-
     @Test
     void eachVersionAnswersExactlyItsOwnIds() {
         CommittedKeyCache cache = new CommittedKeyCache();
         cache.learn(pin(3), Set.of("a", "b"));
         Set<String> atThree = cache.known(pin(3)).orElseThrow();
-        cache.published(pin(3), step(3), List.of("c", "d"));
-        cache.published(pin(4), step(4), List.of("e"));
+        cache.carried(pin(3), landed(4, 4), List.of("c", "d"));
+        cache.carried(pin(4), landed(5, 5), List.of("e"));
 
         assertThat(cache.known(pin(3))).isEmpty(); // one version per table
         Set<String> atFive = cache.known(pin(5)).orElseThrow();
@@ -49,9 +44,9 @@ class CommittedKeyCacheTest {
     void aMergeNamingIdsTheTableHoldsKeepsThemVisibleAtEarlierVersions() {
         CommittedKeyCache cache = new CommittedKeyCache();
         cache.learn(pin(1), Set.of("a"));
-        cache.published(pin(1), step(1), List.of("b"));
+        cache.carried(pin(1), landed(2, 2), List.of("b"));
         Set<String> atTwo = cache.known(pin(2)).orElseThrow();
-        cache.published(pin(2), step(2), List.of("a", "b", "c")); // a merge: a and b exist already
+        cache.carried(pin(2), landed(3, 3), List.of("a", "b", "c")); // a merge: a and b exist already
 
         assertThat(atTwo).containsExactlyInAnyOrder("a", "b");
         assertThat(cache.known(pin(3)).orElseThrow()).containsExactlyInAnyOrder("a", "b", "c").hasSize(3);
@@ -61,7 +56,7 @@ class CommittedKeyCacheTest {
     void aPublishFromAVersionOtherThanTheKnownOneIsNotCarried() {
         CommittedKeyCache cache = new CommittedKeyCache();
         cache.learn(pin(1), Set.of("a"));
-        cache.published(pin(2), step(2), List.of("b")); // version 2 was made elsewhere: 1 → 2 is unknown
+        cache.carried(pin(2), landed(3, 2), List.of("b")); // version 2 was made elsewhere: 1 → 2 is unknown
 
         assertThat(cache.known(pin(3))).isEmpty();
         assertThat(cache.known(pin(1)).orElseThrow()).containsExactly("a");
@@ -72,9 +67,9 @@ class CommittedKeyCacheTest {
         CommittedKeyCache cache = new CommittedKeyCache();
         int half = (int) (CommittedKeyCache.MAX_KEYS / 2);
         cache.learn(pin(1), IntStream.range(0, half).mapToObj(i -> "p" + i).collect(Collectors.toSet()));
-        cache.published(pin(1), step(1), IntStream.range(half, 2 * half).mapToObj(i -> "p" + i).toList());
+        cache.carried(pin(1), landed(2, 2L * half), IntStream.range(half, 2 * half).mapToObj(i -> "p" + i).toList());
         assertThat(cache.known(pin(2))).isPresent(); // exactly MAX_KEYS
-        cache.published(pin(2), step(2), List.of("one more"));
+        cache.carried(pin(2), landed(3, 2L * half + 1), List.of("one more"));
         assertThat(cache.known(pin(3))).isEmpty(); // over the bound: dropped, looked up instead
     }
 
