@@ -3,6 +3,7 @@ package dev.omnigraph.bench;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.cleanup.CleanupOptions;
 import dev.omnigraph.engine.cleanup.CleanupReport;
+import dev.omnigraph.engine.maintain.MinorCompactions;
 import dev.omnigraph.engine.maintain.OptimizeResult;
 import dev.omnigraph.storage.root.GraphRoot;
 import java.io.IOException;
@@ -43,7 +44,8 @@ final class MaintainedHistory implements Scenario {
                 .unit("ms per operation");
         Path dir = ctx.workDir(name());
         Path root = dir.resolve("graph");
-        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), root, Workload.SCHEMA));
+        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), root, Workload.SCHEMA))
+                .minorCompactionEvery(MinorCompactions.EVERY_WRITES);
         long budgetNanos = (long) (ctx.options().historyBudgetMinutes() * 60e9);
         long began = System.nanoTime();
         int notes = 0;

@@ -444,8 +444,8 @@ public final class Omnigraph implements AutoCloseable {
 
     /**
      * Sets how many commits of this handle to one table are followed by a minor compaction of its small fragments
-     * (default {@link dev.omnigraph.engine.maintain.MinorCompactions#EVERY_WRITES}; 0 turns them off); returns this
-     * handle.
+     * ({@link dev.omnigraph.engine.maintain.MinorCompactions#EVERY_WRITES} suggested; 0, the default, turns them
+     * off); returns this handle. Each compaction is a commit of its own, after the write's.
      */
     public Omnigraph minorCompactionEvery(int commitsPerTable) {
         compactions.every(commitsPerTable);

@@ -216,12 +216,13 @@ class OptimizeTest extends ConstrainedGraphTest {
     }
 
     /**
-     * Writes bound a table's small fragments between optimizes: every {@link MinorCompactions#EVERY_WRITES}-th
+     * Writes of a handle that turns them on bound a table's small fragments between optimizes: every n-th
      * commit to a table is followed by a minor compaction (a tracked optimize of that table, no index work),
      * published as its own commit; every query and every earlier commit answers the same.
      */
     @Test
-    void everySixtyFourthWriteToATableCompactsItsSmallFragmentsAndAnswersStayTheSame() {
+    void withMinorCompactionsOnEverySixtyFourthWriteToATableCompactsItsSmallFragmentsAndAnswersStayTheSame() {
+        graph.minorCompactionEvery(MinorCompactions.EVERY_WRITES);
         int writes = MinorCompactions.EVERY_WRITES * 2 + 10;
         String early = null;
         for (int i = 0; i < writes; i++) {
@@ -243,13 +244,38 @@ class OptimizeTest extends ConstrainedGraphTest {
     }
 
     @Test
-    void noMinorCompactionWhenTurnedOff() {
-        graph.minorCompactionEvery(0);
+    void noMinorCompactionByDefault() {
         for (int i = 0; i < MinorCompactions.EVERY_WRITES + 1; i++) {
             mutate("note", params("t", "note " + i));
         }
         assertThat(fragments("node:Note")).isEqualTo(MinorCompactions.EVERY_WRITES + 1);
         assertThat(graph.commits("main").collectList().block())
                 .noneSatisfy(commit -> assertThat(commit.operation()).isEqualTo("optimize"));
+    }
+
+    /**
+     * A cancel cannot stop a Lance compaction half-way, so optimize runs detached: its gates stay held until the
+     * compaction has published, and a write queued meanwhile lands after it (before, the cancel released the gates
+     * at once while the compaction went on).
+     */
+    @Test
+    void aCancelledOptimizeRunsToItsEndAndHoldsItsGatesUntilThen() {
+        for (int i = 0; i < 5; i++) {
+            mutate("note", params("t", "note " + i));
+        }
+        Failpoints.Parked parked = graph.failpoints().park("optimize.after_arm");
+        reactor.core.Disposable optimize = graph.optimize(Optional.empty()).subscribe();
+        parked.reached().block();
+        optimize.dispose();
+        assertThat(graph.gates().allIdle()).as("held while the compaction runs").isFalse();
+        graph.failpoints().disarm("optimize.after_arm");
+        parked.release();
+
+        mutate("note", params("t", "after"));
+        assertThat(fragments("node:Note")).isEqualTo(2);
+        assertThat(graph.commits("main").collectList().block())
+                .anySatisfy(commit -> assertThat(commit.operation()).isEqualTo("optimize"));
+        assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(graph.gates().allIdle()).isTrue();
     }
 }

@@ -13,23 +13,28 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * Bounds the small fragments a table collects between optimizes: every {@link #EVERY_WRITES}-th commit of this
- * handle to a table (per branch) is followed by a minor compaction of that table ({@link Optimizer#compactSmall}:
+ * Bounds the small fragments a table collects between optimizes, when a handle turns it on (off by default): every
+ * n-th commit of this handle to a table (per branch; {@link #EVERY_WRITES} suggested) is followed by a minor
+ * compaction of that table ({@link Optimizer#compactSmall}:
  * the same tracked writer, sidecar and publish as optimize, no index work). The check on every write is a counter;
  * the write that crosses it runs the compaction after its own commit is published, before its outcome is delivered
- * (it pays the compaction, one write in {@link #EVERY_WRITES}: no background writer outlives the handle or races
- * its close, and a writer faster than compaction is slowed instead of queueing work). The outcome stands whatever
- * the compaction does: a refusal (a recovery is pending) or a failure is logged and left to the next optimize; a
- * failure after arming leaves its sidecar to the usual recovery.
+ * (it pays the compaction, one write in n, and a writer faster than compaction is slowed instead of queueing work).
+ * The outcome stands whatever the compaction does: a refusal (a recovery is pending) or a failure is logged and
+ * left to the next optimize; a failure after arming leaves its sidecar to the usual recovery; a cancel does not stop
+ * a compaction that has started (optimize runs detached).
+ *
+ * <p>Off by default because the compaction's own commit becomes the branch head after the write's: a client that
+ * chains {@code If-Graph-Commit} from the commit its last write returned would see a precondition failure every
+ * n-th write.
  */
 public final class MinorCompactions {
-    /** Commits to one table between two minor compactions of it: about this many small fragments at most. */
+    /** The suggested commits to one table between two minor compactions of it: about this many small fragments. */
     public static final int EVERY_WRITES = 64;
 
     private static final Logger LOG = LoggerFactory.getLogger(MinorCompactions.class);
 
     private final ConcurrentHashMap<String, AtomicInteger> commits = new ConcurrentHashMap<>();
-    private volatile int every = EVERY_WRITES;
+    private volatile int every;
 
     /** Sets the commits between minor compactions of a table; 0 turns them off. */
     public void every(int commitsPerTable) {

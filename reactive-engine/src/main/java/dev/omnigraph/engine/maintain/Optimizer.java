@@ -105,9 +105,14 @@ public final class Optimizer {
     /** The actor of the minor compactions the engine runs by itself ({@link MinorCompactions}). */
     public static final String MINOR_ACTOR = "omnigraph:compact";
 
+    /**
+     * Runs detached from its subscriber once subscribed: a cancel must not release the gates while a Lance call
+     * (which cannot be interrupted) is still compacting, or the next writer would stage on a version that moves.
+     */
     private Mono<OptimizeResult> gated(String branch, TreeSet<String> keys, Optional<String> actor, boolean indexes) {
-        return Mono.usingWhen(ctx.gates().forWrite(branch, keys), permit -> underGates(branch, keys, actor, indexes),
-                Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync);
+        return Mono.fromFuture(() -> Mono.usingWhen(ctx.gates().forWrite(branch, keys),
+                permit -> underGates(branch, keys, actor, indexes),
+                Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync).toFuture(), true);
     }
 
     private Mono<OptimizeResult> underGates(String branch, java.util.Set<String> gated, Optional<String> actor,

@@ -164,6 +164,10 @@ public final class CommittedKeyCache {
         if (known == null || !known.version().equals(from.get())) {
             return;
         }
+        if (known.held() + ids.size() > MAX_KEYS) {
+            byTable.remove(pin.tableKey()); // would pass the bound anyway: not worth counting a large load's ids
+            return;
+        }
         long fresh = known.fresh(ids);
         if (landed.version() != pin.version() + 1 || landed.rowCount() != known.size() + fresh) {
             byTable.remove(pin.tableKey()); // not provably this set plus these ids: learn again when needed
