@@ -88,22 +88,10 @@ class GatesTest {
     @Test
     void manyConcurrentCancellationsNeverLeakAGate() {
         Gates gates = Gates.forRoot("/tmp/gates-cancel-" + System.nanoTime());
-        TreeSet<String> tables = new TreeSet<>(List.of("node:A", "node:B", "node:C"));
         for (int round = 0; round < 200; round++) {
-            Disposable holder = gates.forWrite("main", tables)
-                    .flatMap(permit -> Mono.delay(Duration.ofMillis(1), Schedulers.parallel()).doFinally(s -> permit.release()))
-                    .subscribe();
-            Disposable racer = gates.forWrite("main", tables).subscribe(Permit::release);
-            if (round % 2 == 0) {
-                racer.dispose();
-            }
-            holder.dispose();
+            holderAndRacer(gates, Duration.ofMillis(1), 0, round % 2 == 0);
         }
-        // Gates are FIFO: this permit is granted only after every earlier holder and racer has released.
-        StepVerifier.create(gates.forWrite("main", tables).doOnNext(Permit::release))
-                .expectNextCount(1).expectComplete()
-                .verify(Duration.ofSeconds(30));
-        assertThat(gates.allIdle()).as("%s", gates).isTrue();
+        assertEverythingReleased(gates);
     }
 
     /**
@@ -114,21 +102,32 @@ class GatesTest {
     @RepeatedTest(10)
     void grantsThatRaceACancelOnAnotherThreadNeverLeakAGate() {
         Gates gates = Gates.forRoot("/tmp/gates-race-" + System.nanoTime());
-        TreeSet<String> tables = new TreeSet<>(List.of("node:A", "node:B", "node:C"));
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int round = 0; round < 3_000; round++) {
-            Duration hold = Duration.ofNanos(random.nextLong(0, 100_000));
-            Disposable holder = gates.forWrite("main", tables)
-                    .flatMap(permit -> Mono.delay(hold, Schedulers.parallel()).doFinally(s -> permit.release()))
-                    .subscribe();
-            Disposable racer = gates.forWrite("main", tables).subscribe(Permit::release);
-            spin(random.nextBoolean() ? random.nextLong(0, 50_000) : 0);
-            if (round % 2 == 0) {
-                racer.dispose();
-            }
-            holder.dispose();
+            holderAndRacer(gates, Duration.ofNanos(random.nextLong(0, 100_000)),
+                    random.nextBoolean() ? random.nextLong(0, 50_000) : 0, round % 2 == 0);
         }
-        StepVerifier.create(gates.forWrite("main", tables).doOnNext(Permit::release))
+        assertEverythingReleased(gates);
+    }
+
+    private static final TreeSet<String> TABLES = new TreeSet<>(List.of("node:A", "node:B", "node:C"));
+
+    /** A holder that keeps its permit for {@code hold} on the parallel scheduler, a racer behind it, both disposed. */
+    private static void holderAndRacer(Gates gates, Duration hold, long spinNanos, boolean disposeRacer) {
+        Disposable holder = gates.forWrite("main", TABLES)
+                .flatMap(permit -> Mono.delay(hold, Schedulers.parallel()).doFinally(s -> permit.release()))
+                .subscribe();
+        Disposable racer = gates.forWrite("main", TABLES).subscribe(Permit::release);
+        spin(spinNanos);
+        if (disposeRacer) {
+            racer.dispose();
+        }
+        holder.dispose();
+    }
+
+    /** Gates are FIFO: this permit is granted only after every earlier holder and racer has released. */
+    private static void assertEverythingReleased(Gates gates) {
+        StepVerifier.create(gates.forWrite("main", TABLES).doOnNext(Permit::release))
                 .expectNextCount(1).expectComplete()
                 .verify(Duration.ofSeconds(30));
         assertThat(gates.allIdle()).as("%s", gates).isTrue();

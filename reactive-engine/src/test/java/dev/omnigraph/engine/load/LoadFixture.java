@@ -59,4 +59,17 @@ final class LoadFixture {
     static List<LoadRecord> readAll(String text) {
         return reader().read(bytes(text)).collectList().block();
     }
+
+    /** A Note line whose body holds the raw bytes ED A0 80: U+D800 in CESU-8, never valid UTF-8. */
+    static byte[] noteWithRawSurrogate() {
+        byte[] head = "{\"type\":\"Note\",\"data\":{\"body\":\"".getBytes(StandardCharsets.UTF_8);
+        byte[] tail = "\"}}".getBytes(StandardCharsets.UTF_8);
+        byte[] line = new byte[head.length + 3 + tail.length];
+        System.arraycopy(head, 0, line, 0, head.length);
+        line[head.length] = (byte) 0xED;
+        line[head.length + 1] = (byte) 0xA0;
+        line[head.length + 2] = (byte) 0x80;
+        System.arraycopy(tail, 0, line, head.length + 3, tail.length);
+        return line;
+    }
 }

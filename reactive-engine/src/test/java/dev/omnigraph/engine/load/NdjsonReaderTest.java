@@ -325,14 +325,7 @@ class NdjsonReaderTest {
         assertThat(LineParser.plainAscii("{\"body\":\"é\"}".getBytes(StandardCharsets.UTF_8))).isFalse();
         assertThat(LineParser.plainAscii(new byte[] {'{', 0, '}'})).isFalse();
         // A surrogate spelled in raw bytes (ED A0 80) makes the line not plain, so it is still checked and refused.
-        byte[] head = "{\"type\":\"Note\",\"data\":{\"body\":\"".getBytes(StandardCharsets.UTF_8);
-        byte[] tail = "\"}}".getBytes(StandardCharsets.UTF_8);
-        byte[] line = new byte[head.length + 3 + tail.length];
-        System.arraycopy(head, 0, line, 0, head.length);
-        line[head.length] = (byte) 0xED;
-        line[head.length + 1] = (byte) 0xA0;
-        line[head.length + 2] = (byte) 0x80;
-        System.arraycopy(tail, 0, line, head.length + 3, tail.length);
+        byte[] line = LoadFixture.noteWithRawSurrogate();
         LineParser parser = new LineParser(LoadFixture.CATALOG, 1 << 20);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> parser.parse(1, line))
                 .isInstanceOf(dev.omnigraph.storage.error.ParseError.class);

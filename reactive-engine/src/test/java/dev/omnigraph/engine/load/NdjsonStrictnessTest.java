@@ -191,14 +191,7 @@ class NdjsonStrictnessTest {
                 .contains("[data.body] the value contains an unpaired surrogate (U+DFFF) at character 2")
                 .doesNotContain("\udfff");
         // Raw bytes ED A0 80 spell U+D800 in CESU-8, not UTF-8: refused as well, whichever check sees it first.
-        byte[] head = "{\"type\":\"Note\",\"data\":{\"body\":\"".getBytes(StandardCharsets.UTF_8);
-        byte[] tail = "\"}}".getBytes(StandardCharsets.UTF_8);
-        byte[] line = new byte[head.length + 3 + tail.length];
-        System.arraycopy(head, 0, line, 0, head.length);
-        line[head.length] = (byte) 0xED;
-        line[head.length + 1] = (byte) 0xA0;
-        line[head.length + 2] = (byte) 0x80;
-        System.arraycopy(tail, 0, line, head.length + 3, tail.length);
+        byte[] line = LoadFixture.noteWithRawSurrogate();
         StepVerifier.create(reader().read(Flux.just(ByteBuffer.wrap(line))))
                 .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(ParseError.class,
                         p -> assertThat(p.subject()).isEqualTo("data.body")))
