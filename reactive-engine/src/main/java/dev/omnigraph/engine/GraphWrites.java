@@ -23,6 +23,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -59,39 +60,38 @@ final class GraphWrites {
             }
             BoundParams bound = compiled.bind(params);
             Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-            return new MutationWriter(graph.writeContext()).execute(branch, plan, bound, now, options.actorId(),
-                    options.ifGraphCommit(), key.map(k -> IdempotencyKeys.mutation(k, branch, source, queryName,
-                            bound, options.ifGraphCommit())))
-                    .flatMap(outcome -> graph.compactions.after(graph.writeContext(), branch, outcome));
+            return compacting(branch, new MutationWriter(graph.writeContext()).execute(branch, plan, bound, now,
+                    options.actorId(), options.ifGraphCommit(), key.map(k -> IdempotencyKeys.mutation(k, branch, source,
+                            queryName, bound, options.ifGraphCommit()))));
         }));
     }
 
     Mono<WriteOutcome> load(String branch, LoadMode mode, Flux<ByteBuffer> ndjson, LoadOptions options) {
-        return schema.refreshed().then(Mono.defer(() -> {
-            requireValidText(branch, options.actorId(), options.ifGraphCommit());
-            graph.requireWritable("load");
-            Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
-            NdjsonReader reader = new NdjsonReader(graph.catalog());
-            Flux<ByteBuffer> input = hash.map(h -> ndjson.doOnNext(h::update)).orElse(ndjson);
-            return new Loader(graph.writeContext()).load(branch, mode, reader.read(input, Schedulers.parallel()),
-                    options.overwriteTypes(), options.actorId(), options.ifGraphCommit(),
-                    hash.map(h -> h::request))
-                    .flatMap(outcome -> graph.compactions.after(graph.writeContext(), branch, outcome));
-        }));
+        return load(branch, mode, options, (reader, hash) -> reader.read(
+                hash.map(h -> ndjson.doOnNext(h::update)).orElse(ndjson), Schedulers.parallel()));
     }
 
     Mono<WriteOutcome> load(String branch, LoadMode mode, Path ndjsonFile, LoadOptions options) {
+        return load(branch, mode, options, (reader, hash) -> reader.read(ndjsonFile,
+                graph.services().scheduler().scheduler(), chunk -> hash.ifPresent(h -> h.update(chunk))));
+    }
+
+    /** A load of the records {@code read} yields (feeding the idempotency hash, when the load has a key). */
+    private Mono<WriteOutcome> load(String branch, LoadMode mode, LoadOptions options,
+                                    BiFunction<NdjsonReader, Optional<IdempotencyKeys.LoadHash>, Flux<LoadRecord>> read) {
         return schema.refreshed().then(Mono.defer(() -> {
             requireValidText(branch, options.actorId(), options.ifGraphCommit());
             graph.requireWritable("load");
             Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
-            NdjsonReader reader = new NdjsonReader(graph.catalog());
-            Flux<LoadRecord> records = reader.read(ndjsonFile,
-                    graph.services().scheduler().scheduler(), chunk -> hash.ifPresent(h -> h.update(chunk)));
-            return new Loader(graph.writeContext()).load(branch, mode, records, options.overwriteTypes(),
-                    options.actorId(), options.ifGraphCommit(), hash.map(h -> h::request))
-                    .flatMap(outcome -> graph.compactions.after(graph.writeContext(), branch, outcome));
+            Flux<LoadRecord> records = read.apply(new NdjsonReader(graph.catalog()), hash);
+            return compacting(branch, new Loader(graph.writeContext()).load(branch, mode, records,
+                    options.overwriteTypes(), options.actorId(), options.ifGraphCommit(), hash.map(h -> h::request)));
         }));
+    }
+
+    /** The write, then the minor compactions it made due on a handle that turned them on ({@code MinorCompactions}). */
+    private Mono<WriteOutcome> compacting(String branch, Mono<WriteOutcome> write) {
+        return write.flatMap(outcome -> graph.compactions.after(graph.writeContext(), branch, outcome));
     }
 
     Mono<EnsureResult> ensureIndexes(String branch, Optional<String> actorId) {

@@ -39,11 +39,7 @@ final class TieredCompaction {
         if (lance.getCompactionTasks().isEmpty()) {
             return List.of();
         }
-        long rows = 0;
-        for (FragmentMetadata fragment : dataset.getFragments().stream().map(f -> f.metadata()).toList()) {
-            rows += fragment.getNumRows();
-        }
-        long settled = settledRows(rows);
+        long settled = settledRows(dataset.getFragments().stream().mapToLong(f -> f.metadata().getNumRows()).sum());
         float materialize = options.getMaterializeDeletionsThreshold().orElse(0.1f);
         List<CompactionTask> tasks = new ArrayList<>();
         for (CompactionTask task : lance.getCompactionTasks()) {

@@ -91,12 +91,13 @@ final class MutationStaging {
      */
     private Mono<Void> keyedAsAppends() {
         return Flux.fromIterable(keyed)
-                .filter(tableKey -> !upserting.contains(tableKey) && !deleted.containsKey(tableKey))
-                .concatMap(tableKey -> committed.provenAbsent(pins.get(tableKey), pending.get(tableKey).keySet())
+                .filter(tableKey -> !upserting.contains(tableKey))
+                .concatMap(tableKey -> (deleted.containsKey(tableKey) ? Mono.just(false)
+                        : committed.provenAbsent(pins.get(tableKey), pending.get(tableKey).keySet()))
                         .doOnNext(absent -> {
                             if (!absent) upserting.add(tableKey);
                         }))
-                .then(Mono.fromRunnable(() -> keyed.stream().filter(deleted::containsKey).forEach(upserting::add)));
+                .then();
     }
 
     private Mono<Void> apply(Statement statement) {

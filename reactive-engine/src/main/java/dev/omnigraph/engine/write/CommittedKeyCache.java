@@ -150,7 +150,8 @@ public final class CommittedKeyCache {
         byTable.forEach((tableKey, tableChanges) -> {
             TableChange change = tableChanges.get(0);
             CommittedVersion landed = committed.get(tableKey);
-            boolean addsById = change.kind() == TableChange.Kind.INSERT || change.kind() == TableChange.Kind.UPSERT;
+            boolean addsById = (change.kind() == TableChange.Kind.INSERT || change.kind() == TableChange.Kind.UPSERT)
+                    && change.deleteIds().isEmpty();
             if (tableChanges.size() == 1 && addsById && landed != null) {
                 carried(change.pin(), landed, change.rows().stream().map(row -> (String) row.get(KEY_COLUMN)).toList());
             }
