@@ -23,6 +23,11 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 public final class HangDiagnostics implements PreInterruptCallback, TestExecutionExceptionHandler {
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(HangDiagnostics.class);
     private static final int FRAMES = 8;
+    private static final List<String> SCHEDULER_THREADS =
+            List.of("parallel-", "single-", "boundedElastic-", "omnigraph-storage-", "reactor-http-");
+    private static final List<String> IDLE_WAITS = List.of("ThreadPoolExecutor.getTask",
+            "ScheduledThreadPoolExecutor$DelayedWorkQueue.take", "SelectorImpl.select", "SelectorImpl.lockAndDoSelect",
+            "Native.epollWait", "Native.epollWait0", "Native.epollBusyWait", "Native.kqueueWait");
 
     @Override
     public void beforeThreadInterrupt(PreInterruptContext interrupt, ExtensionContext context) {
@@ -36,9 +41,14 @@ public final class HangDiagnostics implements PreInterruptCallback, TestExecutio
         throw new HungTest(thrown.getMessage() + "; " + where, thrown);
     }
 
-    /** The hung thread's project frames, then every other thread currently inside project or Lance code. */
+    /**
+     * The hung thread's project frames, then every other thread currently inside project or Lance code, then every
+     * scheduler thread (Reactor, Netty, storage) that is not idle in its pool: a worker stuck in library code holds
+     * back every task queued behind it (a timer, a {@code publishOn}) without showing a single project frame.
+     */
     static String describe(Thread hung) {
         List<String> busy = new ArrayList<>();
+        List<String> stuckWorkers = new ArrayList<>();
         String hungAt = "";
         for (ThreadInfo info : ManagementFactory.getThreadMXBean().dumpAllThreads(false, false)) {
             String frames = ownFrames(info.getStackTrace());
@@ -46,10 +56,31 @@ public final class HangDiagnostics implements PreInterruptCallback, TestExecutio
                 hungAt = frames;
             } else if (!frames.isEmpty()) {
                 busy.add(info.getThreadName() + " (" + info.getThreadState() + ") at " + frames);
+            } else if (isSchedulerThread(info.getThreadName()) && !idleInPool(info.getStackTrace())) {
+                stuckWorkers.add(info.getThreadName() + " (" + info.getThreadState()
+                        + (info.getLockName() == null ? "" : " on " + info.getLockName()
+                        + (info.getLockOwnerName() == null ? "" : " held by " + info.getLockOwnerName()))
+                        + ") at " + topFrames(info.getStackTrace()));
             }
         }
         return "test thread at " + hungAt + (busy.isEmpty() ? "; no other thread in project code"
-                : "; other threads: " + String.join(" | ", busy));
+                : "; other threads: " + String.join(" | ", busy))
+                + (stuckWorkers.isEmpty() ? "" : "; scheduler threads not idle: " + String.join(" | ", stuckWorkers));
+    }
+
+    static boolean isSchedulerThread(String name) {
+        return SCHEDULER_THREADS.stream().anyMatch(name::startsWith);
+    }
+
+    /** A pool thread waiting for its next task (or a Netty loop waiting for I/O) is idle, whatever its state. */
+    private static boolean idleInPool(StackTraceElement[] stack) {
+        return Arrays.stream(stack).anyMatch(f -> IDLE_WAITS.contains(simpleName(f.getClassName()) + "." + f.getMethodName()));
+    }
+
+    private static String topFrames(StackTraceElement[] stack) {
+        return Arrays.stream(stack).limit(FRAMES)
+                .map(f -> simpleName(f.getClassName()) + "." + f.getMethodName() + ":" + f.getLineNumber())
+                .collect(Collectors.joining(" < "));
     }
 
     private static String ownFrames(StackTraceElement[] stack) {

@@ -5,6 +5,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Timer;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -35,7 +36,24 @@ class HangDiagnosticsTest {
     }
 
     @Test
-    void aTimedOutTestSaysWhereItsThreadWaited() {
+    void aTimedOutTestSaysWhereItsThreadWaitedAndWhichWorkerIsStuck() {
+        // A worker waiting outside project code (a Timer's thread, named like a Reactor worker): what would hold
+        // back every timer queued behind it without showing a single project frame.
+        Timer stuckWorker = new Timer("parallel-hang-diagnostics-test");
+        try {
+            assertThat(launchStalls()).singleElement().satisfies(failure -> {
+                assertThat(failure).isInstanceOf(HangDiagnostics.HungTest.class);
+                assertThat(failure.getMessage()).startsWith("waitsForever() timed out after 200 milliseconds; test thread at ")
+                        .contains("HangDiagnosticsTest$Stalls.waitsForever:")
+                        .contains("scheduler threads not idle: parallel-hang-diagnostics-test (WAITING")
+                        .contains("TimerThread.mainLoop");
+            });
+        } finally {
+            stuckWorker.cancel();
+        }
+    }
+
+    private static List<Throwable> launchStalls() {
         List<Throwable> failures = new ArrayList<>();
         LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()
                 .selectors(selectClass(Stalls.class))
@@ -47,10 +65,6 @@ class HangDiagnosticsTest {
                         result.getThrowable().ifPresent(failures::add);
                     }
                 });
-        assertThat(failures).singleElement().satisfies(failure -> {
-            assertThat(failure).isInstanceOf(HangDiagnostics.HungTest.class);
-            assertThat(failure.getMessage()).startsWith("waitsForever() timed out after 200 milliseconds; test thread at ")
-                    .contains("HangDiagnosticsTest$Stalls.waitsForever:");
-        });
+        return failures;
     }
 }
