@@ -64,27 +64,9 @@ public final class SidecarStore {
 
     /** Durably writes (or rewrites) the sidecar; on failure the previous content (or absence) is intact. */
     public Mono<Void> write(Sidecar sidecar) {
-        return write(sidecar, true);
-    }
-
-    /**
-     * Rewrites an armed write's sidecar as its confirmation, atomically (the new content is whole before it
-     * replaces the old) but without making the replacement survive a power loss ({@link ObjectStore#putLazily}):
-     * only for a confirmation written beside its publish. After a process crash the confirmation is there as with
-     * {@link #write}; after a power loss the sidecar may read as armed again, and either phase leads recovery to
-     * an allowed outcome: a write whose publish landed is finalized forward whatever its phase, and one whose
-     * publish did not land was never acknowledged, so rolling it back instead of forward is allowed (as when the
-     * power fails before the confirmation ends, which the confirmation beside the publish already allowed).
-     */
-    public Mono<Void> writeConfirmation(Sidecar sidecar) {
-        return write(sidecar, false);
-    }
-
-    private Mono<Void> write(Sidecar sidecar, boolean durable) {
         return Mono.fromCallable(() -> JSON.writeValueAsBytes(sidecar))
                 .flatMap(bytes -> tracked(sidecar.operationId(), failpoints.hit(FailpointCatalog.SIDECAR_WRITE)
-                        .then(durable ? files.put(key(sidecar.operationId()), bytes)
-                                : files.putLazily(key(sidecar.operationId()), bytes)).thenReturn(true),
+                        .then(files.put(key(sidecar.operationId()), bytes)).thenReturn(true),
                         (id, stamp) -> view.written(id, stamp, sidecar)))
                 .onErrorMap(error -> !(error instanceof OmnigraphException),
                         error -> new StorageFault("writing sidecar " + sidecar.operationId() + " failed: " + error, error))

@@ -29,11 +29,6 @@ public final class CountingObjectStore implements ObjectStore {
     }
 
     @Override
-    public Mono<Void> putLazily(String key, byte[] bytes) {
-        return counted(StorageCallCounter.Call.OBJECT_PUT, () -> delegate.putLazily(key, bytes));
-    }
-
-    @Override
     public Mono<Boolean> putIfAbsent(String key, byte[] bytes) {
         return counted(StorageCallCounter.Call.OBJECT_PUT_IF_ABSENT, () -> delegate.putIfAbsent(key, bytes));
     }

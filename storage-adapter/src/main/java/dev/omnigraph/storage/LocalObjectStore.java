@@ -46,16 +46,6 @@ public final class LocalObjectStore implements ObjectStore {
 
     @Override
     public Mono<Void> put(String key, byte[] bytes) {
-        return put(key, bytes, true);
-    }
-
-    /** The temp file is still fsynced before the rename (the new bytes are whole once visible); the directory is not. */
-    @Override
-    public Mono<Void> putLazily(String key, byte[] bytes) {
-        return put(key, bytes, false);
-    }
-
-    private Mono<Void> put(String key, byte[] bytes, boolean durable) {
         return storage.run(() -> {
             Path target = resolve(key);
             Path temp = writeTemp(target, bytes);
@@ -66,9 +56,7 @@ public final class LocalObjectStore implements ObjectStore {
                 Files.deleteIfExists(temp);
                 throw fault("put", key, e);
             }
-            if (durable) {
-                fsyncDirectory(target.getParent());
-            }
+            fsyncDirectory(target.getParent());
         });
     }
 

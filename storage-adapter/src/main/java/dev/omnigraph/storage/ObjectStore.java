@@ -16,16 +16,6 @@ public interface ObjectStore {
     Mono<Void> put(String key, byte[] bytes);
 
     /**
-     * As {@link #put}, atomic (a reader sees the old bytes or the new ones, whole), for a caller whose correctness
-     * does not need the replacement to survive a power loss: after one, {@code key} may hold its previous content
-     * again. A store may skip the step that makes the replacement itself durable (a local directory's fsync), never
-     * the one that makes the new bytes whole before they become visible.
-     */
-    default Mono<Void> putLazily(String key, byte[] bytes) {
-        return put(key, bytes);
-    }
-
-    /**
      * Atomically creates {@code key} only if it does not exist; emits false (and writes nothing) when it exists.
      * Callers write bytes unique to the call (an id): a store may recognise its own retried create by them.
      */

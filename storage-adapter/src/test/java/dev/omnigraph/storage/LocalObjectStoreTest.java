@@ -72,20 +72,6 @@ class LocalObjectStoreTest {
     }
 
     @Test
-    void aLazyPutReplacesWholeAndLeavesNoTempFilesBehind() throws Exception {
-        store.put("__recovery/a.json", utf8("armed")).block();
-        for (int i = 0; i < 5; i++) {
-            store.putLazily("__recovery/a.json", utf8("confirmed " + i)).block();
-            assertThat(new String(store.get("__recovery/a.json").block().orElseThrow(), StandardCharsets.UTF_8))
-                    .isEqualTo("confirmed " + i);
-        }
-        store.putLazily("__recovery/b.json", utf8("new")).block();
-        try (var files = Files.list(root.resolve("__recovery"))) {
-            assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("a.json", "b.json");
-        }
-    }
-
-    @Test
     void putIfAbsentHasExactlyOneWinner() {
         List<Boolean> outcomes = Flux.range(0, 16)
                 .flatMap(i -> store.putIfAbsent("__init_claim.json", utf8("claim " + i)))

@@ -72,7 +72,7 @@ final class ConfirmAndPublish {
                 .orElse(fromLanded)
                 .delayUntil(commit -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_PUBLISH)));
         Mono<Void> confirming = landed
-                .flatMap(done -> ctx.sidecars().writeConfirmation(IntentRecords.confirmed(armed, done.committed())))
+                .flatMap(done -> ctx.sidecars().write(IntentRecords.confirmed(armed, done.committed())))
                 .then(Mono.defer(() -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_CONFIRM))));
         return Mono.zip(publishing.materialize(), confirming.materialize()).flatMap(both -> {
             if (both.getT1().hasValue()) {
