@@ -59,6 +59,14 @@ public final class ManifestBatchPublisher {
      * higher writer epoch than this publisher's (a newer holder fenced the manifest). No storage call: writers call
      * it on the state their recheck just loaded, so a lost holder stops before its first effect.
      */
+    /**
+     * Whether this publisher's tenure excludes every other writer process while it is held (a local root's OS
+     * lock), so that a state {@link ManifestStore#provenLatest} proves live needs no version check.
+     */
+    public boolean soleWriter() {
+        return fence.excludesOtherWriters();
+    }
+
     public void requireFenced(ManifestState state) {
         fence.requireHeld();
         if (state.writerEpoch() > fence.epoch()) {
@@ -130,10 +138,11 @@ public final class ManifestBatchPublisher {
 
     /** Commits a prepared attempt; on Lance contention plans again on a fresh load, up to the retry budget. */
     private Mono<GraphCommit> commit(PublishRequest request, Prepared prepared, int retries) {
-        return store.commitRows(prepared.handle(), prepared.commit().id())
-                .flatMap(committed -> {
+        return store.commitWitnessed(prepared.handle(), prepared.commit().id())
+                .flatMap(landed -> {
+                    CommittedVersion committed = landed.committed();
                     ManifestState after = landedState(prepared.state(), request, prepared.commit(), committed, prepared.rows(), fence.epoch());
-                    store.published(after);
+                    store.published(after, landed.witnessed());
                     return foldIfFragmented(request.branch(), after);
                 })
                 .thenReturn(prepared.commit())
@@ -195,6 +204,7 @@ public final class ManifestBatchPublisher {
         return ManifestFold.fold(store.tables(), store.ref(branch), MANIFEST_FRAGMENT_ROWS)
                 .doOnNext(folded -> folded.ifPresent(version -> store.superseded(published)))
                 .doOnError(failure -> store.superseded(published))
+                .doFinally(signal -> store.committedOutside(branch)) // a fold may have committed: no proof survives it
                 .then()
                 .onErrorResume(failure -> {
                     LOG.warn("folding {} on branch {} failed; a later publish retries: {}", store.manifestPath(),
