@@ -35,6 +35,11 @@ import reactor.core.scheduler.Schedulers;
 final class GraphWrites {
     private final Omnigraph graph;
     private final HandleSchema schema;
+    /** The NDJSON reader of the handle's catalog: reusable and thread-safe, so made once per catalog, not per load. */
+    private volatile CatalogReader reader;
+
+    private record CatalogReader(dev.omnigraph.engine.schema.Catalog catalog, NdjsonReader reader) {
+    }
 
     GraphWrites(Omnigraph graph, HandleSchema schema) {
         this.graph = graph;
@@ -83,10 +88,20 @@ final class GraphWrites {
             requireValidText(branch, options.actorId(), options.ifGraphCommit());
             graph.requireWritable("load");
             Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
-            Flux<LoadRecord> records = read.apply(new NdjsonReader(graph.catalog()), hash);
+            Flux<LoadRecord> records = read.apply(reader(), hash);
             return compacting(branch, new Loader(graph.writeContext()).load(branch, mode, records,
                     options.overwriteTypes(), options.actorId(), options.ifGraphCommit(), hash.map(h -> h::request)));
         }));
+    }
+
+    private NdjsonReader reader() {
+        dev.omnigraph.engine.schema.Catalog catalog = graph.catalog();
+        CatalogReader current = reader;
+        if (current == null || current.catalog() != catalog) { // a schema change brings a new catalog
+            current = new CatalogReader(catalog, new NdjsonReader(catalog));
+            reader = current;
+        }
+        return current.reader();
     }
 
     /** The write, then the minor compactions it made due on a handle that turned them on ({@code MinorCompactions}). */

@@ -348,7 +348,10 @@ final class LanceStaging {
 
     private static List<FragmentMetadata> writeFragments(TableRef ref, Schema schema, List<Map<String, Object>> rows,
                                                          BufferAllocator allocator) {
-        try (VectorSchemaRoot root = ArrowRows.build(ref.toString(), schema, rows, allocator)) {
+        // Rows whose columns were encoded beforehand (a load's, off the storage threads) are only copied here.
+        PreparedColumns prepared = PreparedColumns.of(rows, schema);
+        try (VectorSchemaRoot root = prepared != null ? prepared.toRoot(schema, allocator)
+                : ArrowRows.build(ref.toString(), schema, rows, allocator)) {
             return Fragment.create(ref.uri(), allocator, root, new WriteParams.Builder()
                     .withDataStorageVersion(LanceDatasets.FILE_VERSION).withStorageOptions(LanceStorageOptions.forUri(ref.uri())).build());
         }

@@ -1,9 +1,11 @@
 package dev.omnigraph.engine.load;
 
 import dev.omnigraph.engine.schema.Catalog;
+import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.engine.schema.Constraint;
 import dev.omnigraph.engine.schema.NodeTable;
 import dev.omnigraph.engine.write.WriteLimits;
+import dev.omnigraph.storage.PreparedColumns;
 import dev.omnigraph.storage.error.KeyConflict;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
 import dev.omnigraph.storage.error.ValidationError;
@@ -28,8 +30,16 @@ final class LoadBatch {
     private final Map<String, List<String>> duplicateIds = new HashMap<>();
     /** Table key → records read for it (duplicates included): each type's {@code entities_loaded}. */
     private final Map<String, Long> recordsByTable = new LinkedHashMap<>();
+    /**
+     * Table key → its rows encoded column by column as they arrive (while later chunks are still parsed), so that
+     * the staging copies columns instead of building Arrow vectors from the row maps; see {@link PreparedColumns}.
+     */
+    private final Map<String, PreparedColumns.Builder> encoders = new HashMap<>();
     /** Table key → line of each keyed id's first record, to name both lines of a repeated key. */
     private final Map<String, Map<String, Integer>> keyLines = new HashMap<>();
+
+    /** Initial row capacity of a table's encoder (it grows as rows arrive). */
+    private static final int ENCODER_ROWS = 512;
 
     private LoadBatch(LoadMode mode, WriteLimits limits) {
         this.mode = mode;
@@ -39,25 +49,45 @@ final class LoadBatch {
     static Mono<LoadBatch> collect(Flux<LoadRecord> records, Catalog catalog, LoadMode mode, WriteLimits limits) {
         return records.reduce(new LoadBatch(mode, limits), (batch, record) -> batch.add(record, catalog))
                 .switchIfEmpty(Mono.fromSupplier(() -> new LoadBatch(mode, limits)))
-                .doOnNext(LoadBatch::requireNoDuplicates);
+                .doOnNext(LoadBatch::requireNoDuplicates)
+                .doOnNext(LoadBatch::attachEncoded);
+    }
+
+    /** Hands each table's encoded columns to its first row, where the staging finds them. */
+    private void attachEncoded() {
+        encoders.forEach((tableKey, encoder) -> {
+            PreparedColumns encoded = encoder.build();
+            LinkedHashMap<String, Map<String, Object>> rows = rowsByTable.get(tableKey);
+            if (encoded != null && rows != null && !rows.isEmpty() && encoded.rowCount() == rows.size()
+                    && rows.values().iterator().next() instanceof LoadRow first) {
+                first.prepared(encoded);
+            }
+        });
+        encoders.clear();
     }
 
     private LoadBatch add(LoadRecord record, Catalog catalog) {
-        Map<String, Object> row = new LoadRow(record);
-        String tableKey;
+        LoadRow row = new LoadRow(record);
+        CatalogTable table;
         if (record instanceof LoadRecord.EdgeRecord edge) {
-            tableKey = catalog.edge(edge.edgeTypeName()).orElseThrow().tableKey();
+            table = catalog.edge(edge.edgeTypeName()).orElseThrow();
         } else {
             NodeTable node = catalog.node(record.typeName()).orElseThrow();
-            tableKey = node.tableKey();
+            table = node;
             if (mode != LoadMode.APPEND) { // append reports a repeated id as a key conflict instead, below
                 node.type().key().ifPresent(key -> requireKeyOnce(node, key, record));
             }
         }
+        String tableKey = table.tableKey();
         recordsByTable.merge(tableKey, 1L, Long::sum);
         LinkedHashMap<String, Map<String, Object>> rows = rowsByTable.computeIfAbsent(tableKey, key -> new LinkedHashMap<>());
         Map<String, Object> previous = rows.put(record.id(), row);
-        if (previous != null) {
+        PreparedColumns.Builder encoder = encoders.computeIfAbsent(tableKey,
+                key -> PreparedColumns.builder(table.arrowSchema(), ENCODER_ROWS));
+        if (previous == null) {
+            encoder.add(row);
+        } else {
+            encoder.abandon(); // the order changes (last occurrence last): left to the row maps
             rows.remove(record.id()); // re-insert so the last occurrence keeps its place last
             rows.put(record.id(), row);
             if (mode == LoadMode.APPEND) {

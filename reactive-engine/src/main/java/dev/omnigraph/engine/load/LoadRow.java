@@ -1,6 +1,7 @@
 package dev.omnigraph.engine.load;
 
 import dev.omnigraph.engine.load.LoadRecord.EdgeRecord;
+import dev.omnigraph.storage.PreparedColumns;
 import java.util.AbstractCollection;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
@@ -18,18 +19,29 @@ import java.util.function.Function;
  * The staging and the size estimate iterate every row's keys or values, so those views iterate the record's map
  * directly rather than through the generic entry set.
  */
-final class LoadRow extends AbstractMap<String, Object> {
+final class LoadRow extends AbstractMap<String, Object> implements PreparedColumns.Carrier {
     private static final String[] NODE_KEYS = {"id"};
     private static final String[] EDGE_KEYS = {"id", "src", "dst"};
 
     private final LoadRecord record;
     private final EdgeRecord edge; // null for a node
     private final Map<String, Object> values; // the record's values, read only
+    /** Set on a table's first row once the batch is read: its rows' encoded columns (see {@link LoadBatch}). */
+    private PreparedColumns prepared;
 
     LoadRow(LoadRecord record) {
         this.record = record;
         this.edge = record instanceof EdgeRecord e ? e : null;
         this.values = record.values() instanceof FrozenValues frozen ? frozen.owned() : record.values();
+    }
+
+    @Override
+    public PreparedColumns preparedColumns() {
+        return prepared;
+    }
+
+    void prepared(PreparedColumns columns) {
+        this.prepared = columns;
     }
 
     @Override
