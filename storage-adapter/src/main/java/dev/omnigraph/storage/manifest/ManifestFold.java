@@ -34,6 +34,15 @@ final class ManifestFold {
     /** The fold's transaction property, as other writers name theirs: its version is told apart from a publish's. */
     static final Map<String, String> PROPERTIES = Map.of("omnigraph.writer", "manifest-fold");
 
+    /**
+     * An older fragment joins a fold once the newer fragments taken so far hold at least 1 / {@value #CATCH_UP} of
+     * its live rows. Not "as many as it": every fold carries the current-state rows (stamp, table, head), which the
+     * next publish deletes, and the publishes per fold fall as tiers add to the fragment count the trigger reads, so a
+     * new tier always ends a few rows short of the one before it and an exact comparison never merged them (session 9:
+     * thirty-odd tiers of ~100 rows at ~120 bytes a row instead of a few large ones, and a fold every few publishes).
+     */
+    static final long CATCH_UP = 2;
+
     private ManifestFold() {
     }
 
@@ -47,12 +56,13 @@ final class ManifestFold {
     }
 
     /**
-     * Size-tiered: the newest fragments, taken from the end while each older one holds no more live rows than
-     * those taken so far and the total stays within {@code targetRows}; empty unless that is two or more. So a fold
-     * merges the publishes since the last one, and an older folded fragment only once the rows after it have
-     * caught up with it (a binary counter): a row is written again about log2(target / publishes per fold) times,
-     * not at every fold, and a fold between two versions kept for time travel leaves a second copy of what it merged,
-     * not of the whole partial tail of the lineage. Full fragments are never rewritten.
+     * Size-tiered: the newest fragments, taken from the end while each older one holds no more than
+     * {@link #CATCH_UP} times the live rows taken so far and the total stays within {@code targetRows}; empty unless
+     * that is two or more. So a fold merges the publishes since the last one, and an older folded fragment once the
+     * rows after it have caught up with half of it: tiers grow geometrically (a few at a time, each at least half
+     * again its successor), a row is written again about log1.5(target / publishes per fold) times, not at every
+     * fold, and a fold between two versions kept for time travel leaves a second copy of what it merged, not of the
+     * whole partial tail of the lineage. Full fragments are never rewritten.
      */
     static List<Integer> group(Map<Integer, Long> liveRows, long targetRows) {
         List<Map.Entry<Integer, Long>> fragments = new ArrayList<>(liveRows.entrySet());
@@ -60,7 +70,7 @@ final class ManifestFold {
         long total = 0;
         for (int i = fragments.size() - 1; i >= 0; i--) {
             long rows = fragments.get(i).getValue();
-            if (rows >= targetRows || total + rows > targetRows || (!group.isEmpty() && rows > total)) {
+            if (rows >= targetRows || total + rows > targetRows || (!group.isEmpty() && rows > CATCH_UP * total)) {
                 break;
             }
             group.add(0, fragments.get(i).getKey());
