@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -30,6 +32,18 @@ final class DiskComposition {
         }
         return parts.entrySet().stream().map(e -> String.format(Locale.ROOT, "%s %,d B in %,d",
                 e.getKey(), e.getValue()[1], e.getValue()[0])).collect(Collectors.joining("; "));
+    }
+
+    /**
+     * The sizes of {@code __manifest}'s data files (the lineage and the current-state rows), largest first: the
+     * folded fragments, the per-publish ones and any copy a kept version still references, told apart by size.
+     */
+    static String lineageFiles(Path root) throws IOException {
+        try (Stream<Path> files = Files.list(root.resolve("__manifest").resolve("data"))) {
+            List<Long> sizes = files.map(DiskComposition::size).sorted(Comparator.reverseOrder()).toList();
+            return sizes.size() + " files: " + sizes.stream().map(size -> String.format(Locale.ROOT, "%,d", size))
+                    .collect(Collectors.joining(" "));
+        }
     }
 
     /** {@code nodes/<id>/data/x.lance} → {@code nodes/<id> data}; {@code __manifest/_versions/1.manifest} → {@code __manifest _versions}. */

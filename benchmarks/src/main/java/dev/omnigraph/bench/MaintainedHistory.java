@@ -90,6 +90,9 @@ final class MaintainedHistory implements Scenario {
             String parts = DiskComposition.of(root);
             cleanup.note("on disk by part: " + parts);
             ctx.log(name() + " @ " + at + " by part: " + parts);
+            String lineage = DiskComposition.lineageFiles(root);
+            cleanup.note("__manifest data files: " + lineage);
+            ctx.log(name() + " @ " + at + " __manifest data files: " + lineage);
             Series write = report.row("insert Note @ " + at, firstWrite);
             firstWrite = firstWrite == null ? write.name() : firstWrite;
             for (int r = 0; r < reps; r++) {

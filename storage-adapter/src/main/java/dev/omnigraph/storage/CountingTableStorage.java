@@ -87,6 +87,14 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<StagedHandle> stageUpsertInPartsAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
+                                                   List<List<Map<String, Object>>> parts, String keyColumn,
+                                                   Map<String, String> properties) {
+        return counted(Call.STAGE, () -> delegate.stageUpsertInPartsAt(snapshot, knownAddresses, parts, keyColumn,
+                properties));
+    }
+
+    @Override
     public Mono<Optional<StagedHandle>> stageDelete(TableSnapshot snapshot, String predicate,
                                                     Map<String, String> properties) {
         return counted(Call.STAGE, () -> delegate.stageDelete(snapshot, predicate, properties));

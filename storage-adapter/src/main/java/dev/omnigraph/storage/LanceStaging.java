@@ -80,6 +80,15 @@ final class LanceStaging {
     Mono<StagedHandle> stageUpsertAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
                                      List<Map<String, Object>> rows, String keyColumn,
                                      Map<String, String> properties) {
+        return stageUpsertInPartsAt(snapshot, knownAddresses, List.of(rows), keyColumn, properties);
+    }
+
+    /** As {@link #stageUpsertAt}, the new rows written as one fragment per non-empty part (one, without a schema). */
+    Mono<StagedHandle> stageUpsertInPartsAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
+                                            List<List<Map<String, Object>>> parts, String keyColumn,
+                                            Map<String, String> properties) {
+        List<Map<String, Object>> rows = parts.stream().flatMap(List::stream).toList();
+        List<List<Map<String, Object>>> written = parts.stream().filter(part -> !part.isEmpty()).toList();
         if (snapshot.schema() == null) {
             return stageUpsertAt(snapshot, Map.copyOf(knownAddresses), rows, keyColumn, properties, "stageUpsertAt");
         }
@@ -97,7 +106,7 @@ final class LanceStaging {
         Mono<List<FragmentMetadata>> fragments = datasets.storage().call(() -> {
             StorageScheduler.requireStorageThread("stageUpsertAt");
             try (BufferAllocator allocator = datasets.childAllocator("stageUpsertAt.fragments")) {
-                return writeFragments(ref, snapshot.schema(), rows, allocator);
+                return writeParts(ref, snapshot.schema(), written, allocator);
             } catch (Exception e) {
                 throw LanceFailures.translate("stageUpsertAt", ref, snapshot.version(), e);
             }
@@ -134,7 +143,7 @@ final class LanceStaging {
                     upsertSchemas.put(ref, actual);
                     List<FragmentMetadata> added = both.getT2().hasValue() && actual.equals(snapshot.schema())
                             ? both.getT2().get()
-                            : writeFragments(ref, pending.dataset(), rows, pending.allocator());
+                            : writeParts(ref, pending.dataset().getSchema(), written, pending.allocator());
                     Transaction transaction = pending.dataset().newTransactionBuilder()
                             .readVersion(snapshot.version())
                             .transactionProperties(Map.copyOf(properties))
@@ -339,6 +348,15 @@ final class LanceStaging {
                 throw LanceFailures.translate(operation, ref, snapshot.version(), e);
             }
         });
+    }
+
+    private static List<FragmentMetadata> writeParts(TableRef ref, Schema schema, List<List<Map<String, Object>>> parts,
+                                                     BufferAllocator allocator) {
+        List<FragmentMetadata> added = new ArrayList<>();
+        for (List<Map<String, Object>> part : parts) {
+            added.addAll(writeFragments(ref, schema, part, allocator));
+        }
+        return added;
     }
 
     private static List<FragmentMetadata> writeFragments(TableRef ref, Dataset dataset, List<Map<String, Object>> rows,

@@ -106,6 +106,13 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<StagedHandle> stageUpsertInPartsAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
+                                                   List<List<Map<String, Object>>> parts, String keyColumn,
+                                                   Map<String, String> properties) {
+        return staging.stageUpsertInPartsAt(snapshot, knownAddresses, parts, keyColumn, properties);
+    }
+
+    @Override
     public Mono<Optional<StagedHandle>> stageRowDelta(TableSnapshot snapshot, List<Map<String, Object>> rows,
                                                       List<String> deleteKeys, String keyColumn,
                                                       Map<String, String> properties) {

@@ -74,6 +74,15 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Mono<StagedHandle> stageUpsertAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
                                      List<Map<String, Object>> rows, String keyColumn, Map<String, String> properties);
 
+    /**
+     * The same Update as {@link #stageUpsertAt}, its new rows written as one fragment per non-empty part, in order
+     * (the {@code __manifest} fold keeps its lineage rows apart from the few current-state rows, whose mostly-null
+     * columns would otherwise cost every lineage row of the fragment; with an unknown schema, one fragment).
+     */
+    Mono<StagedHandle> stageUpsertInPartsAt(TableSnapshot snapshot, Map<String, Long> knownAddresses,
+                                            List<List<Map<String, Object>>> parts, String keyColumn,
+                                            Map<String, String> properties);
+
     /** Stages a delete of the rows matching {@code predicate}; empty when nothing matches (nothing staged). */
     Mono<Optional<StagedHandle>> stageDelete(TableSnapshot snapshot, String predicate, Map<String, String> properties);
 
