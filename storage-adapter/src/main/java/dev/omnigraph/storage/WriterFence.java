@@ -23,13 +23,4 @@ public interface WriterFence {
 
     /** Throws {@code LeaseLost} when this process already knows its tenure is gone (no storage call). */
     void requireHeld();
-
-    /**
-     * True only for a tenure that no other process can hold at the same time and that cannot be lost while this
-     * process lives (a local root's OS lock): then nothing but this process commits on the root. False by default
-     * (no tenure, or a lease, whose lost holder may still be running).
-     */
-    default boolean excludesOtherWriters() {
-        return false;
-    }
 }

@@ -32,18 +32,15 @@ final class Recheck {
      * Revalidates everything the plan assumed, under the gates and before any effect. In this process nothing can
      * have moved (the plan was made under the branch gate); this catches another process, and sidecar drift. The
      * live manifest version and every written table's HEAD are read side by side (reads only); a moved head is
-     * reported before any drift, since the drift of a moved head means nothing. The manifest version is not read
-     * when this process provably knows it ({@link #headKnown}); the HEADs always are.
+     * reported before any drift, since the drift of a moved head means nothing.
      */
     Mono<Void> recheck(Publication request, WriteToken token, ChangeSet changes) {
         Mono<Void> noDrift = Flux.fromIterable(changes.changes())
                 .filter(change -> !FirstTouchFork.inherited(token, change.pin())) // the parent may move on
                 .flatMap(change -> requireNoDrift(change.pin())).then();
-        Mono<WriteToken> live = Mono.defer(() -> headKnown(token)
-                ? Mono.just(token)
-                : WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()));
         return recoveryBarrier(request.branch())
-                .then(Mono.zip(live.materialize(), noDrift.materialize()))
+                .then(Mono.zip(WriteToken.capture(ctx.manifest(), request.branch(), ctx.schemaIrHash()).materialize(),
+                        noDrift.materialize()))
                 .flatMap(both -> {
                     if (both.getT1().isOnError()) {
                         return Mono.error(both.getT1().getThrowable());
@@ -63,17 +60,6 @@ final class Recheck {
                     }
                     return both.getT2().isOnError() ? Mono.error(both.getT2().getThrowable()) : Mono.<Void>empty();
                 });
-    }
-
-    /**
-     * True when the token's manifest state is the live one without reading it: this process's writer tenure
-     * excludes every other writer process (a local root's OS lock; a lease's lost holder may still publish), the
-     * branch is main, and no commit of this process has landed on main's manifest since the state was known to be
-     * the latest (every in-process publish, fold or fence is counted: {@code ManifestStore.provenLatest}). A stale
-     * view could only ever lose the publish's CAS, which stays exact; it cannot let a publish through a moved head.
-     */
-    private boolean headKnown(WriteToken token) {
-        return ctx.publisher().soleWriter() && ctx.manifest().provenLatest(token.state());
     }
 
     /** A table's live HEAD must equal its published pin: anything else is unpublished drift. */

@@ -29,12 +29,6 @@ final class LocalTenure implements WriterTenure {
         // The OS lock cannot be lost while the process lives.
     }
 
-    /** The OS lock: no other process writes the root while this one holds it, and it is never lost meanwhile. */
-    @Override
-    public boolean excludesOtherWriters() {
-        return true;
-    }
-
     @Override
     public boolean fencesManifest() {
         return false;

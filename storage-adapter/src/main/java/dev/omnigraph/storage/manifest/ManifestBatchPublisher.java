@@ -59,14 +59,6 @@ public final class ManifestBatchPublisher {
      * higher writer epoch than this publisher's (a newer holder fenced the manifest). No storage call: writers call
      * it on the state their recheck just loaded, so a lost holder stops before its first effect.
      */
-    /**
-     * Whether this publisher's tenure excludes every other writer process while it is held (a local root's OS
-     * lock), so that a state {@link ManifestStore#provenLatest} proves live needs no version check.
-     */
-    public boolean soleWriter() {
-        return fence.excludesOtherWriters();
-    }
-
     public void requireFenced(ManifestState state) {
         fence.requireHeld();
         if (state.writerEpoch() > fence.epoch()) {
@@ -138,11 +130,10 @@ public final class ManifestBatchPublisher {
 
     /** Commits a prepared attempt; on Lance contention plans again on a fresh load, up to the retry budget. */
     private Mono<GraphCommit> commit(PublishRequest request, Prepared prepared, int retries) {
-        return store.commitWitnessed(prepared.handle(), prepared.commit().id())
-                .flatMap(landed -> {
-                    CommittedVersion committed = landed.committed();
+        return store.commitRows(prepared.handle(), prepared.commit().id())
+                .flatMap(committed -> {
                     ManifestState after = landedState(prepared.state(), request, prepared.commit(), committed, prepared.rows(), fence.epoch());
-                    store.published(after, landed.witnessed());
+                    store.published(after);
                     return foldIfFragmented(request.branch(), after);
                 })
                 .thenReturn(prepared.commit())
@@ -204,7 +195,6 @@ public final class ManifestBatchPublisher {
         return ManifestFold.fold(store.tables(), store.ref(branch), MANIFEST_FRAGMENT_ROWS)
                 .doOnNext(folded -> folded.ifPresent(version -> store.superseded(published)))
                 .doOnError(failure -> store.superseded(published))
-                .doFinally(signal -> store.committedOutside(branch)) // a fold may have committed: no proof survives it
                 .then()
                 .onErrorResume(failure -> {
                     LOG.warn("folding {} on branch {} failed; a later publish retries: {}", store.manifestPath(),

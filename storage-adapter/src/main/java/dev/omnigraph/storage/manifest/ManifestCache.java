@@ -9,46 +9,32 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code __manifest} version it was read from (number, recorded time, rows, fragments), so a stale entry is only
  * ever a miss: another process's publish moves the version, and a publish planned on a stale entry loses its CAS
  * (every publish rewrites the stamp row, so Lance refuses the older one).
- *
- * <p>Each entry also keeps the count of main-branch manifest commits this process had made when the state was
- * known to be the latest ({@link ManifestWitness}; {@link ManifestWitness#UNKNOWN} when it was not provably so).
  */
 final class ManifestCache {
-    private record Kept(ManifestState state, long witnessed) {
-    }
-
-    private final ConcurrentHashMap<String, Kept> latest = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, ManifestState> latest = new ConcurrentHashMap<>();
 
     /** The cached state of {@code branch} if it was read from exactly {@code snapshot}. */
     Optional<ManifestState> at(String branch, TableSnapshot snapshot) {
-        return Optional.ofNullable(latest.get(branch)).map(Kept::state)
-                .filter(state -> state.manifest().sameVersionAs(snapshot));
+        return Optional.ofNullable(latest.get(branch)).filter(state -> state.manifest().sameVersionAs(snapshot));
     }
 
     /** The last state known for {@code branch}, unchecked: only a CAS-guarded publish may plan on it. */
     Optional<ManifestState> last(String branch) {
-        return Optional.ofNullable(latest.get(branch)).map(Kept::state);
-    }
-
-    /** The witness count kept with {@code state}, if it is still this cache's entry of its branch. */
-    long witnessed(ManifestState state) {
-        Kept kept = latest.get(state.branch());
-        return kept != null && kept.state() == state ? kept.witnessed() : ManifestWitness.UNKNOWN;
+        return Optional.ofNullable(latest.get(branch));
     }
 
     /**
      * Keeps {@code state} unless an older-looking one would replace a newer (a slow load finishing after a publish).
      * A branch created again restarts its version numbers but not time, hence the second test.
      */
-    void remember(ManifestState state, long witnessed) {
-        latest.merge(state.branch(), new Kept(state, witnessed), (kept, offered) ->
-                offered.state().manifestVersion() >= kept.state().manifestVersion()
-                        || offered.state().manifest().versionTime().isAfter(kept.state().manifest().versionTime())
-                        ? offered : kept);
+    void remember(ManifestState state) {
+        latest.merge(state.branch(), state, (kept, offered) ->
+                offered.manifestVersion() >= kept.manifestVersion()
+                        || offered.manifest().versionTime().isAfter(kept.manifest().versionTime()) ? offered : kept);
     }
 
     /** Drops {@code branch}'s entry if it still is {@code state} (a compaction moved the version under it). */
     void forget(ManifestState state) {
-        latest.computeIfPresent(state.branch(), (branch, kept) -> kept.state() == state ? null : kept);
+        latest.remove(state.branch(), state);
     }
 }

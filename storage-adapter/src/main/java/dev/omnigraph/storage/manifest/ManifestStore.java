@@ -53,14 +53,11 @@ public final class ManifestStore {
     private final String manifestPath;
     private final TableStorage tables;
     private final ManifestCache cache = new ManifestCache();
-    /** This process's commits on main's manifest, shared by every store of the root ({@link ManifestWitness}). */
-    private final java.util.concurrent.atomic.AtomicLong mainCommits;
 
     public ManifestStore(String root, TableStorage tables) {
         this.root = root;
         this.manifestPath = root + "/" + DIRECTORY;
         this.tables = tables;
-        this.mainCommits = ManifestWitness.of(manifestPath);
     }
 
     public String root() {
@@ -103,7 +100,6 @@ public final class ManifestStore {
             return tables.stageAppend(empty, rows, Map.of("omnigraph.commit_id", genesisCommitId))
                     .flatMap(tables::commitStaged)
                     .map(committed -> requireLanded(committed, genesis.manifestVersion(), "genesis"))
-                    .doOnNext(landed -> mainCommits.incrementAndGet())
                     .thenReturn(genesis);
         });
     }
@@ -113,30 +109,8 @@ public final class ManifestStore {
      * check) when this store already holds that exact version, else one open and one scan.
      */
     public Mono<ManifestState> load(String graphBranch) {
-        return Mono.defer(() -> {
-            // Counted before the open: a commit of this process landing after it moves the count, so the state
-            // read here is proven latest only while the count still reads this.
-            long witnessed = mainCommits.get();
-            return latest(graphBranch).flatMap(snapshot -> cache.at(graphBranch, snapshot)
-                    .map(Mono::just)
-                    .orElseGet(() -> read(graphBranch, snapshot))
-                    .doOnNext(state -> cache.remember(state, witnessed)));
-        });
-    }
-
-    /**
-     * True when {@code state} is provably the live manifest of main with no storage call: it is the state this
-     * store kept last, known to be the latest when this process's count of main-manifest commits read what it
-     * reads now ({@link ManifestWitness}). Only meaningful in a process whose writer tenure excludes every other
-     * writer process (the caller's to check); on any other branch always false (a branch deleted and created
-     * again may reuse version numbers without a commit through a store).
-     */
-    public boolean provenLatest(ManifestState state) {
-        if (!GraphBranches.MAIN.equals(state.branch())) {
-            return false;
-        }
-        long witnessed = cache.witnessed(state);
-        return witnessed != ManifestWitness.UNKNOWN && witnessed == mainCommits.get();
+        return latest(graphBranch).flatMap(snapshot -> cache.at(graphBranch, snapshot).map(Mono::just)
+                .orElseGet(() -> read(graphBranch, snapshot).doOnNext(cache::remember)));
     }
 
     /** The state at exactly {@code manifestVersion} of {@code graphBranch} (time travel). */
@@ -155,16 +129,9 @@ public final class ManifestStore {
         return cache.last(graphBranch);
     }
 
-    /** A publish landed: {@code state} is the manifest it produced, the latest when the count read {@code witnessed}. */
-    void published(ManifestState state, long witnessed) {
-        cache.remember(state, witnessed);
-    }
-
-    /** A commit on {@code graphBranch}'s manifest other than through {@link #commitRows} (a fold) has ended. */
-    void committedOutside(String graphBranch) {
-        if (GraphBranches.MAIN.equals(graphBranch)) {
-            mainCommits.incrementAndGet();
-        }
+    /** A publish landed: {@code state} is the manifest it produced. */
+    void published(ManifestState state) {
+        cache.remember(state);
     }
 
     /** Something other than a publish (a compaction) moved the manifest past {@code state}. */
@@ -338,41 +305,12 @@ public final class ManifestStore {
 
     /** Commits manifest rows staged by {@link #stageRows}; they must land exactly on the staged read version. */
     Mono<CommittedVersion> commitRows(StagedHandle handle, String commitId) {
-        return commitWitnessed(handle, commitId).map(Witnessed::committed);
-    }
-
-    /** A manifest commit and the count at which the version it made was the latest ({@link ManifestWitness#UNKNOWN} if unproven). */
-    record Witnessed(CommittedVersion committed, long witnessed) {
-    }
-
-    /**
-     * As {@link #commitRows}, counting the commit ({@link ManifestWitness}) once it landed. The version it made
-     * is proven latest at the new count only when no other commit of this process was counted since before it.
-     */
-    Mono<Witnessed> commitWitnessed(StagedHandle handle, String commitId) {
-        boolean main = handle.ref().branch().isEmpty();
-        return Mono.defer(() -> {
-            long before = mainCommits.get();
-            return tables.commitStaged(handle)
-                    .doFinally(signal -> {
-                        if (main && signal != reactor.core.publisher.SignalType.ON_COMPLETE) {
-                            mainCommits.incrementAndGet(); // failed or cancelled: it may still have landed
-                        }
-                    })
-                    .map(committed -> {
-                        long witnessed = ManifestWitness.UNKNOWN;
-                        if (main) {
-                            witnessed = mainCommits.compareAndSet(before, before + 1) ? before + 1 : ManifestWitness.UNKNOWN;
-                            if (witnessed == ManifestWitness.UNKNOWN) {
-                                mainCommits.incrementAndGet();
-                            }
-                        }
-                        if (!committed.isExactly(handle.identity())) {
-                            throw new StorageFault("manifest publish " + commitId + " landed as " + committed
-                                    + " instead of exactly on version " + handle.identity().readVersion(), null);
-                        }
-                        return new Witnessed(committed, witnessed);
-                    });
+        return tables.commitStaged(handle).map(committed -> {
+            if (!committed.isExactly(handle.identity())) {
+                throw new StorageFault("manifest publish " + commitId + " landed as " + committed
+                        + " instead of exactly on version " + handle.identity().readVersion(), null);
+            }
+            return committed;
         });
     }
 
