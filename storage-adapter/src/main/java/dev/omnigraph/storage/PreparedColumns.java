@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;
@@ -187,18 +188,8 @@ public final class PreparedColumns {
 
         static Column of(ArrowType type, int capacity) {
             if (type instanceof ArrowType.Utf8) return new Utf8Column(capacity);
-            if (type instanceof ArrowType.Bool) return new BoolColumn(capacity);
-            if (type instanceof ArrowType.Int i && i.getIsSigned() && i.getBitWidth() == 32) return new Int32Column(capacity);
-            if (type instanceof ArrowType.Int i && i.getIsSigned() && i.getBitWidth() == 64) return new Int64Column(capacity);
-            if (type instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.DOUBLE) {
-                return new Float64Column(capacity);
-            }
-            if (type instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.SINGLE) {
-                return new Float32Column(capacity);
-            }
-            if (type instanceof ArrowType.Date d && d.getUnit() == DateUnit.DAY) return new DateDayColumn(capacity);
-            if (type instanceof ArrowType.Date d && d.getUnit() == DateUnit.MILLISECOND) return new DateMilliColumn(capacity);
-            return null;
+            Fixed fixed = Fixed.of(type);
+            return fixed == null ? null : new FixedColumn(fixed, capacity);
         }
 
         void addNull(int index) {
@@ -281,213 +272,176 @@ public final class PreparedColumns {
         }
     }
 
-    private static final class BoolColumn extends Column {
-        private boolean[] values;
-
-        BoolColumn(int capacity) {
-            super(capacity);
-            values = new boolean[capacity];
-        }
-
-        @Override
-        boolean add(int index, Object value) {
-            if (!(value instanceof Boolean b)) return false;
-            ensure(index);
-            if (index >= values.length) values = Arrays.copyOf(values, nulls.length);
-            values[index] = b;
-            return true;
-        }
-
-        @Override
-        void fill(FieldVector vector, int rows) {
-            BitVector v = (BitVector) vector;
-            v.allocateNew(rows);
-            for (int i = 0; i < rows; i++) {
-                if (nulls[i]) v.setNull(i);
-                else v.set(i, values[i] ? 1 : 0);
+    /**
+     * The fixed-width types, each held as a long per row (floats by their bits, so every value, NaNs included,
+     * comes back exactly): which Java values it takes (exactly those {@link ArrowRows#build} writes as is), how a
+     * value becomes the long, and how the long is set into the type's vector.
+     */
+    private enum Fixed {
+        BOOL {
+            @Override
+            boolean accepts(Object value) {
+                return value instanceof Boolean;
             }
-            v.setValueCount(rows);
+
+            @Override
+            long encode(Object value) {
+                return (Boolean) value ? 1 : 0;
+            }
+
+            @Override
+            void set(BaseFixedWidthVector vector, int row, long value) {
+                ((BitVector) vector).set(row, (int) value);
+            }
+        },
+        INT32 { // as ArrowRows: an Int32 column takes Integer only
+            @Override
+            boolean accepts(Object value) {
+                return value instanceof Integer;
+            }
+
+            @Override
+            long encode(Object value) {
+                return (Integer) value;
+            }
+
+            @Override
+            void set(BaseFixedWidthVector vector, int row, long value) {
+                ((IntVector) vector).set(row, (int) value);
+            }
+        },
+        INT64 {
+            @Override
+            boolean accepts(Object value) {
+                return value instanceof Long || value instanceof Integer;
+            }
+
+            @Override
+            long encode(Object value) {
+                return ((Number) value).longValue();
+            }
+
+            @Override
+            void set(BaseFixedWidthVector vector, int row, long value) {
+                ((BigIntVector) vector).set(row, value);
+            }
+        },
+        FLOAT32 { // as ArrowRows: a Float32 column takes Float only
+            @Override
+            boolean accepts(Object value) {
+                return value instanceof Float;
+            }
+
+            @Override
+            long encode(Object value) {
+                return Float.floatToRawIntBits((Float) value);
+            }
+
+            @Override
+            void set(BaseFixedWidthVector vector, int row, long value) {
+                ((Float4Vector) vector).set(row, Float.intBitsToFloat((int) value));
+            }
+        },
+        FLOAT64 {
+            @Override
+            boolean accepts(Object value) {
+                return value instanceof Double || value instanceof Float;
+            }
+
+            @Override
+            long encode(Object value) {
+                return Double.doubleToRawLongBits(((Number) value).doubleValue());
+            }
+
+            @Override
+            void set(BaseFixedWidthVector vector, int row, long value) {
+                ((Float8Vector) vector).set(row, Double.longBitsToDouble(value));
+            }
+        },
+        DATE_DAY { // days since the epoch; a LocalDate beyond an int's days is left to ArrowRows (which refuses it)
+            @Override
+            boolean accepts(Object value) {
+                return value instanceof LocalDate date && date.toEpochDay() == (int) date.toEpochDay();
+            }
+
+            @Override
+            long encode(Object value) {
+                return ((LocalDate) value).toEpochDay();
+            }
+
+            @Override
+            void set(BaseFixedWidthVector vector, int row, long value) {
+                ((DateDayVector) vector).set(row, (int) value);
+            }
+        },
+        DATE_MILLI { // milliseconds since the epoch; an Instant beyond a long's milliseconds is left to ArrowRows
+            @Override
+            boolean accepts(Object value) {
+                if (!(value instanceof Instant instant)) return false;
+                try {
+                    instant.toEpochMilli();
+                    return true;
+                } catch (ArithmeticException overflow) {
+                    return false;
+                }
+            }
+
+            @Override
+            long encode(Object value) {
+                return ((Instant) value).toEpochMilli();
+            }
+
+            @Override
+            void set(BaseFixedWidthVector vector, int row, long value) {
+                ((DateMilliVector) vector).set(row, value);
+            }
+        };
+
+        abstract boolean accepts(Object value);
+
+        abstract long encode(Object value);
+
+        abstract void set(BaseFixedWidthVector vector, int row, long value);
+
+        /** The handling of {@code type}, or null for a type this encoder leaves to ArrowRows. */
+        static Fixed of(ArrowType type) {
+            if (type instanceof ArrowType.Bool) return BOOL;
+            if (type instanceof ArrowType.Int i && i.getIsSigned() && i.getBitWidth() == 32) return INT32;
+            if (type instanceof ArrowType.Int i && i.getIsSigned() && i.getBitWidth() == 64) return INT64;
+            if (type instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.SINGLE) return FLOAT32;
+            if (type instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.DOUBLE) return FLOAT64;
+            if (type instanceof ArrowType.Date d && d.getUnit() == DateUnit.DAY) return DATE_DAY;
+            if (type instanceof ArrowType.Date d && d.getUnit() == DateUnit.MILLISECOND) return DATE_MILLI;
+            return null;
         }
     }
 
-    private static final class Int32Column extends Column {
-        private int[] values;
-
-        Int32Column(int capacity) {
-            super(capacity);
-            values = new int[capacity];
-        }
-
-        @Override
-        boolean add(int index, Object value) {
-            if (!(value instanceof Integer i)) return false; // as ArrowRows: an Int32 column takes Integer only
-            ensure(index);
-            if (index >= values.length) values = Arrays.copyOf(values, nulls.length);
-            values[index] = i;
-            return true;
-        }
-
-        @Override
-        void fill(FieldVector vector, int rows) {
-            IntVector v = (IntVector) vector;
-            v.allocateNew(rows);
-            for (int i = 0; i < rows; i++) {
-                if (nulls[i]) v.setNull(i);
-                else v.set(i, values[i]);
-            }
-            v.setValueCount(rows);
-        }
-    }
-
-    private static final class Int64Column extends Column {
+    private static final class FixedColumn extends Column {
+        private final Fixed kind;
         private long[] values;
 
-        Int64Column(int capacity) {
+        FixedColumn(Fixed kind, int capacity) {
             super(capacity);
+            this.kind = kind;
             values = new long[capacity];
         }
 
         @Override
         boolean add(int index, Object value) {
-            if (!(value instanceof Long) && !(value instanceof Integer)) return false;
+            if (!kind.accepts(value)) return false;
             ensure(index);
             if (index >= values.length) values = Arrays.copyOf(values, nulls.length);
-            values[index] = ((Number) value).longValue();
+            values[index] = kind.encode(value);
             return true;
         }
 
         @Override
         void fill(FieldVector vector, int rows) {
-            BigIntVector v = (BigIntVector) vector;
+            BaseFixedWidthVector v = (BaseFixedWidthVector) vector;
             v.allocateNew(rows);
             for (int i = 0; i < rows; i++) {
                 if (nulls[i]) v.setNull(i);
-                else v.set(i, values[i]);
-            }
-            v.setValueCount(rows);
-        }
-    }
-
-    private static final class Float64Column extends Column {
-        private double[] values;
-
-        Float64Column(int capacity) {
-            super(capacity);
-            values = new double[capacity];
-        }
-
-        @Override
-        boolean add(int index, Object value) {
-            if (!(value instanceof Double) && !(value instanceof Float)) return false;
-            ensure(index);
-            if (index >= values.length) values = Arrays.copyOf(values, nulls.length);
-            values[index] = ((Number) value).doubleValue();
-            return true;
-        }
-
-        @Override
-        void fill(FieldVector vector, int rows) {
-            Float8Vector v = (Float8Vector) vector;
-            v.allocateNew(rows);
-            for (int i = 0; i < rows; i++) {
-                if (nulls[i]) v.setNull(i);
-                else v.set(i, values[i]);
-            }
-            v.setValueCount(rows);
-        }
-    }
-    private static final class Float32Column extends Column {
-        private float[] values;
-
-        Float32Column(int capacity) {
-            super(capacity);
-            values = new float[capacity];
-        }
-
-        @Override
-        boolean add(int index, Object value) {
-            if (!(value instanceof Float f)) return false; // as ArrowRows: a Float32 column takes Float only
-            ensure(index);
-            if (index >= values.length) values = Arrays.copyOf(values, nulls.length);
-            values[index] = f;
-            return true;
-        }
-
-        @Override
-        void fill(FieldVector vector, int rows) {
-            Float4Vector v = (Float4Vector) vector;
-            v.allocateNew(rows);
-            for (int i = 0; i < rows; i++) {
-                if (nulls[i]) v.setNull(i);
-                else v.set(i, values[i]);
-            }
-            v.setValueCount(rows);
-        }
-    }
-
-    /** Date32: days since the epoch; a LocalDate beyond an int's days is left to ArrowRows (which refuses it). */
-    private static final class DateDayColumn extends Column {
-        private int[] values;
-
-        DateDayColumn(int capacity) {
-            super(capacity);
-            values = new int[capacity];
-        }
-
-        @Override
-        boolean add(int index, Object value) {
-            if (!(value instanceof LocalDate date)) return false;
-            long days = date.toEpochDay();
-            if (days != (int) days) return false;
-            ensure(index);
-            if (index >= values.length) values = Arrays.copyOf(values, nulls.length);
-            values[index] = (int) days;
-            return true;
-        }
-
-        @Override
-        void fill(FieldVector vector, int rows) {
-            DateDayVector v = (DateDayVector) vector;
-            v.allocateNew(rows);
-            for (int i = 0; i < rows; i++) {
-                if (nulls[i]) v.setNull(i);
-                else v.set(i, values[i]);
-            }
-            v.setValueCount(rows);
-        }
-    }
-
-    /** Date64: milliseconds since the epoch; an Instant beyond a long's milliseconds is left to ArrowRows. */
-    private static final class DateMilliColumn extends Column {
-        private long[] values;
-
-        DateMilliColumn(int capacity) {
-            super(capacity);
-            values = new long[capacity];
-        }
-
-        @Override
-        boolean add(int index, Object value) {
-            if (!(value instanceof Instant instant)) return false;
-            long millis;
-            try {
-                millis = instant.toEpochMilli();
-            } catch (ArithmeticException overflow) {
-                return false;
-            }
-            ensure(index);
-            if (index >= values.length) values = Arrays.copyOf(values, nulls.length);
-            values[index] = millis;
-            return true;
-        }
-
-        @Override
-        void fill(FieldVector vector, int rows) {
-            DateMilliVector v = (DateMilliVector) vector;
-            v.allocateNew(rows);
-            for (int i = 0; i < rows; i++) {
-                if (nulls[i]) v.setNull(i);
-                else v.set(i, values[i]);
+                else kind.set(v, i, values[i]);
             }
             v.setValueCount(rows);
         }
