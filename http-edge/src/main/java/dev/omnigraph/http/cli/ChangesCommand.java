@@ -98,7 +98,7 @@ final class ChangesCommand extends CommandGroup {
         @Override
         public Integer call() {
             Omnigraph graph = Cli.open(parent.cli, root, OpenMode.READ_ONLY);
-            Iterable<String> lines = graph.changes().baseline(branch, filter.filter()).toIterable();
+            Iterable<String> lines = Cli.consume(graph.changes().baseline(branch, filter.filter()));
             if (out == null) {
                 for (String line : lines) parent.cli.out.println(line);
                 return OmnigraphCli.OK;

@@ -13,6 +13,8 @@ import dev.omnigraph.storage.root.GraphRoot;
 import java.time.Instant;
 import java.util.Map;
 import picocli.CommandLine.Option;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 
 /** Helpers shared by the verbs. Everything here runs on the CLI's main thread, which may block. */
 final class Cli {
@@ -25,6 +27,15 @@ final class Cli {
      */
     static Omnigraph open(OmnigraphCli cli, GraphRoot root, OpenMode mode) {
         return cli.opened(Omnigraph.open(cli.services(), root, mode).block());
+    }
+
+    /**
+     * The items of {@code stream} for a loop on this thread. {@code toIterable} hands each item over under a lock
+     * that may wait; that hand-over runs on a bounded-elastic thread, never on the parallel worker that produced the
+     * item, where a wait is forbidden (BlockHound fails it mid-hand-over and the loop never sees another signal).
+     */
+    static <T> Iterable<T> consume(Flux<T> stream) {
+        return stream.publishOn(Schedulers.boundedElastic()).toIterable();
     }
 
     static String read(Path file, String what) {

@@ -79,7 +79,7 @@ final class DemoCommand implements Callable<Integer> {
         QueryOutput result = graph.query(ReadTarget.main(), queries, "employees", Map.of()).block();
         List<String> columns = result.columns().stream().map(QueryOutput.Column::name).toList();
         List<List<Object>> rows = new ArrayList<>();
-        result.rows().toIterable().forEach(rows::add);
+        Cli.consume(result.rows()).forEach(rows::add);
         out.println("4. query employees (served from commit " + result.graphCommitId().orElse("-") + "):");
         RowFormats.table(out, columns, rows);
 

@@ -35,8 +35,8 @@ final class ExportCommand implements Callable<Integer> {
     public Integer call() {
         Omnigraph graph = Cli.open(cli, root, OpenMode.READ_ONLY);
         var selected = types == null ? new LinkedHashSet<String>() : new LinkedHashSet<>(types);
-        // toIterable: lines are printed on this thread, with the engine's demand following the console.
-        for (String line : graph.export(ReadTarget.branch(branch), selected).toIterable()) {
+        // Printed on this thread, with the engine's demand following the console.
+        for (String line : Cli.consume(graph.export(ReadTarget.branch(branch), selected))) {
             cli.out.println(line);
         }
         return OmnigraphCli.OK;

@@ -79,7 +79,7 @@ final class QueryCommand implements Callable<Integer> {
         List<String> columns = output.columns().stream().map(QueryOutput.Column::name).toList();
         List<List<Object>> rows = new ArrayList<>();
         // Consumed on this thread: printing is blocking I/O and must not happen on a reactive thread.
-        output.rows().toIterable().forEach(rows::add);
+        Cli.consume(output.rows()).forEach(rows::add);
         switch (format) {
             case json -> {
                 ObjectNode out = Json.object();
