@@ -23,13 +23,13 @@ class CliConsumeTest {
 
     @AfterEach
     void tearDown() {
-        Schedulers.resetOnHandleError();
+        Schedulers.resetOnHandleError(CliConsumeTest.class.getName());
     }
 
     @Test
     @Timeout(value = 2, unit = TimeUnit.MINUTES) // a lost hand-over hangs; fail instead of stalling the run
     void everyItemProducedOnParallelWorkersReachesTheBlockingLoopAndNoWorkerWaits() {
-        Schedulers.onHandleError((thread, failure) -> workerFailures.add(failure));
+        Schedulers.onHandleError(CliConsumeTest.class.getName(), (thread, failure) -> workerFailures.add(failure));
         for (int round = 0; round < 300; round++) {
             long seen = 0;
             for (Integer ignored : Cli.consume(Flux.range(0, 2_000).publishOn(Schedulers.parallel(), 4))) {

@@ -19,6 +19,7 @@ public final class BlockHoundSession implements LauncherSessionListener {
     @Override
     public void launcherSessionOpened(LauncherSession session) {
         install();
+        HangDiagnostics.watchWorkerFailures(); // a failure inside a worker is what a later hang may come from
     }
 
     public static void install() {

@@ -4,12 +4,15 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.PreInterruptCallback;
 import org.junit.jupiter.api.extension.PreInterruptContext;
 import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Makes a test that hit its JUnit timeout say where it hung, in the failure itself. Surefire sends a test's
@@ -28,6 +31,24 @@ public final class HangDiagnostics implements PreInterruptCallback, TestExecutio
     private static final List<String> IDLE_WAITS = List.of("ThreadPoolExecutor.getTask",
             "ScheduledThreadPoolExecutor$DelayedWorkQueue.take", "SelectorImpl.select", "SelectorImpl.lockAndDoSelect",
             "Native.epollWait", "Native.epollWait0", "Native.epollBusyWait", "Native.kqueueWait");
+
+    /**
+     * The last failures thrown inside scheduler workers (a BlockHound error there aborts a signal mid-flight, and the
+     * subscriber waits forever): Reactor only logs them, to the test's output file, which a CI log does not show.
+     */
+    private static final Deque<String> WORKER_FAILURES = new ConcurrentLinkedDeque<>();
+    private static final int KEPT_FAILURES = 3;
+
+    /**
+     * Starts recording worker failures (once per JVM; the launcher session does it before any test runs, so that a
+     * failure long before the hang is on record).
+     */
+    public static void watchWorkerFailures() {
+        Schedulers.onHandleError(HangDiagnostics.class.getName(), (thread, failure) -> {
+            WORKER_FAILURES.addLast(thread.getName() + ": " + failure);
+            while (WORKER_FAILURES.size() > KEPT_FAILURES) WORKER_FAILURES.pollFirst();
+        });
+    }
 
     @Override
     public void beforeThreadInterrupt(PreInterruptContext interrupt, ExtensionContext context) {
@@ -65,7 +86,8 @@ public final class HangDiagnostics implements PreInterruptCallback, TestExecutio
         }
         return "test thread at " + hungAt + (busy.isEmpty() ? "; no other thread in project code"
                 : "; other threads: " + String.join(" | ", busy))
-                + (stuckWorkers.isEmpty() ? "" : "; scheduler threads not idle: " + String.join(" | ", stuckWorkers));
+                + (stuckWorkers.isEmpty() ? "" : "; scheduler threads not idle: " + String.join(" | ", stuckWorkers))
+                + (WORKER_FAILURES.isEmpty() ? "" : "; last failures in scheduler workers: " + String.join(" | ", WORKER_FAILURES));
     }
 
     static boolean isSchedulerThread(String name) {

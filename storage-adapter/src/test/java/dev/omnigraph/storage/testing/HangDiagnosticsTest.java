@@ -17,6 +17,7 @@ import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
+import reactor.core.scheduler.Schedulers;
 
 class HangDiagnosticsTest {
     private static final String LAUNCHED = "omnigraph.test.hang-diagnostics";
@@ -36,17 +37,29 @@ class HangDiagnosticsTest {
     }
 
     @Test
-    void aTimedOutTestSaysWhereItsThreadWaitedAndWhichWorkerIsStuck() {
+    void aTimedOutTestSaysWhereItsThreadWaitedAndWhichWorkerIsStuck() throws InterruptedException {
         // A worker waiting outside project code (a Timer's thread, named like a Reactor worker): what would hold
         // back every timer queued behind it without showing a single project frame.
         Timer stuckWorker = new Timer("parallel-hang-diagnostics-test");
+        // A failure thrown inside a worker task: what aborts a signal mid-flight (a BlockHound error, say). Error
+        // hooks run in the order they were added, so once this test's own hook has seen it, HangDiagnostics has too.
+        HangDiagnostics.watchWorkerFailures(); // as the launcher session does (again: the same key, the same hook)
+        CountDownLatch recorded = new CountDownLatch(1);
+        Schedulers.onHandleError(HangDiagnosticsTest.class.getName(), (thread, failure) -> recorded.countDown());
+        Schedulers.parallel().schedule(() -> {
+            throw new IllegalStateException("worker task failed for the test");
+        });
+        assertThat(recorded.await(1, TimeUnit.MINUTES)).as("the worker failure was handled").isTrue();
+        Schedulers.resetOnHandleError(HangDiagnosticsTest.class.getName());
         try {
             assertThat(launchStalls()).singleElement().satisfies(failure -> {
                 assertThat(failure).isInstanceOf(HangDiagnostics.HungTest.class);
                 assertThat(failure.getMessage()).startsWith("waitsForever() timed out after 200 milliseconds; test thread at ")
                         .contains("HangDiagnosticsTest$Stalls.waitsForever:")
                         .contains("scheduler threads not idle: parallel-hang-diagnostics-test (WAITING")
-                        .contains("TimerThread.mainLoop");
+                        .contains("TimerThread.mainLoop")
+                        .containsPattern("last failures in scheduler workers: parallel-\\d+: java.lang.IllegalStateException: "
+                                + "worker task failed for the test");
             });
         } finally {
             stuckWorker.cancel();
