@@ -29,7 +29,7 @@ import reactor.core.publisher.Mono;
  */
 public final class MinorCompactions {
     /** The suggested commits to one table between two minor compactions of it: about this many small fragments. */
-    public static final int EVERY_WRITES = 32;
+    public static final int EVERY_WRITES = 64;
 
     private static final Logger LOG = LoggerFactory.getLogger(MinorCompactions.class);
 
