@@ -38,6 +38,13 @@ public final class ManifestBatchPublisher {
      * publishes since the last one, not the graph's whole lineage (which only grows).
      */
     public static final long MANIFEST_FRAGMENT_ROWS = 8_192;
+    /**
+     * Commit rows the newest manifest fragment (the tail) may hold before a publish stops writing them again: each
+     * publish planned on the state this publisher kept writes the tail's rows again beside its own and removes the
+     * old tail whole, so the commits since the last fold cost one small fragment, not one fragment (and a deletion
+     * file) each; a publish that fills it folds, as {@link #COMPACT_AT_FRAGMENTS} per-publish fragments did.
+     */
+    public static final int TAIL_COMMITS = COMPACT_AT_FRAGMENTS;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ManifestBatchPublisher.class);
 
     private final ManifestStore store;
@@ -123,8 +130,11 @@ public final class ManifestBatchPublisher {
                     } catch (LeaseLost lost) {
                         return Mono.error(lost);
                     }
-                    List<Map<String, Object>> rows = rows(request, state, commit, fence.epoch());
-                    return store.stageRows(state, rows, commit.id()).map(handle -> new Prepared(state, commit, rows, handle));
+                    List<Map<String, Object>> own = rows(request, state, commit, fence.epoch());
+                    ManifestState.Tail carried = carried(state);
+                    List<Map<String, Object>> rows = withTail(own, carried);
+                    return store.stageRows(state, rows, commit.id(), carried.addresses())
+                            .map(handle -> new Prepared(state, commit, rows, handle));
                 });
     }
 
@@ -154,29 +164,51 @@ public final class ManifestBatchPublisher {
                                              long epoch) {
         TableSnapshot landed = committed.snapshot().orElseGet(() -> new TableSnapshot(state.manifest().ref(),
                 committed.version(), state.manifest().schema(), committed.rowCount(), state.manifest().fragmentCount() + 1));
-        return state.afterPublish(landed, request.tableUpdates(), commit.id(), epoch, addressesAfter(state, committed, rows));
+        if (state.rowAddresses().isEmpty() || committed.newestFragment().isEmpty()
+                || committed.newestFragment().get().physicalRows() != rows.size()) {
+            return state.afterPublish(landed, request.tableUpdates(), commit.id(), epoch, Map.of(), ManifestState.Tail.NONE);
+        }
+        // Where the rows a publish wrote now live: the one fragment it added (Lance numbers it past every existing
+        // fragment), in the order they were written; every other row kept its address. That fragment is the tail.
+        CommittedVersion.NewestFragment added = committed.newestFragment().get();
+        Map<String, Long> next = new java.util.HashMap<>(state.rowAddresses());
+        Map<String, Long> tail = new java.util.HashMap<>();
+        for (int offset = 0; offset < rows.size(); offset++) {
+            Map<String, Object> row = rows.get(offset);
+            String objectId = (String) row.get(ManifestSchema.OBJECT_ID);
+            tail.put(objectId, added.address(offset));
+            if (!ManifestSchema.TYPE_COMMIT.equals(row.get(ManifestSchema.OBJECT_TYPE))) {
+                next.put(objectId, added.address(offset));
+            }
+        }
+        return state.afterPublish(landed, request.tableUpdates(), commit.id(), epoch, next,
+                new ManifestState.Tail(rows, tail));
     }
 
     /**
-     * Where the rows a publish rewrote now live: the one fragment it added (Lance numbers it past every existing
-     * fragment), in the order they were written; every other row kept its address. Unknown (empty) unless the
-     * old addresses were known and the newest fragment holds exactly the rows written.
+     * The tail this publish writes again: the rows of the newest fragment as the publish that added it wrote them,
+     * when {@code state} knows them (it is the state a publish of this store left, planned on exactly) and the tail
+     * holds fewer than {@link #TAIL_COMMITS} commits. Its rows are all live at that version (only a later publish or
+     * a fold could have touched them, and either moves the version), so writing them again changes no logical row:
+     * the old fragment loses every row and is removed whole. A stale state loses its CAS as any publish does.
      */
-    private static Map<String, Long> addressesAfter(ManifestState state, CommittedVersion committed,
-                                                    List<Map<String, Object>> rows) {
-        if (state.rowAddresses().isEmpty() || committed.newestFragment().isEmpty()
-                || committed.newestFragment().get().physicalRows() != rows.size()) {
-            return Map.of();
+    private static ManifestState.Tail carried(ManifestState state) {
+        ManifestState.Tail tail = state.tail();
+        return state.rowAddresses().isEmpty() || tail.rows().isEmpty() || tail.commits() >= TAIL_COMMITS
+                ? ManifestState.Tail.NONE : tail;
+    }
+
+    /** {@code own} (state rows, then its commit row last) with the tail's other rows before its commit row. */
+    private static List<Map<String, Object>> withTail(List<Map<String, Object>> own, ManifestState.Tail tail) {
+        if (tail.rows().isEmpty()) {
+            return own;
         }
-        CommittedVersion.NewestFragment added = committed.newestFragment().get();
-        Map<String, Long> next = new java.util.HashMap<>(state.rowAddresses());
-        for (int offset = 0; offset < rows.size(); offset++) {
-            Map<String, Object> row = rows.get(offset);
-            if (!ManifestSchema.TYPE_COMMIT.equals(row.get(ManifestSchema.OBJECT_TYPE))) {
-                next.put((String) row.get(ManifestSchema.OBJECT_ID), added.address(offset));
-            }
-        }
-        return next;
+        java.util.Set<Object> written = new java.util.HashSet<>();
+        own.forEach(row -> written.add(row.get(ManifestSchema.OBJECT_ID)));
+        List<Map<String, Object>> rows = new ArrayList<>(own.subList(0, own.size() - 1));
+        tail.rows().stream().filter(row -> !written.contains(row.get(ManifestSchema.OBJECT_ID))).forEach(rows::add);
+        rows.add(own.get(own.size() - 1));
+        return List.copyOf(rows);
     }
 
     /**
@@ -189,7 +221,8 @@ public final class ManifestBatchPublisher {
      */
     private Mono<Void> foldIfFragmented(String branch, ManifestState published) {
         long fullFragments = Math.max(0, published.manifest().rowCount()) / MANIFEST_FRAGMENT_ROWS;
-        if (published.manifest().fragmentCount() < COMPACT_AT_FRAGMENTS + fullFragments) {
+        if (published.manifest().fragmentCount() < COMPACT_AT_FRAGMENTS + fullFragments
+                && published.tail().commits() < TAIL_COMMITS) {
             return Mono.empty();
         }
         return ManifestFold.fold(store.tables(), store.ref(branch), MANIFEST_FRAGMENT_ROWS)

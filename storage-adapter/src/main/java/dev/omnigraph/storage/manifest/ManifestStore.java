@@ -295,12 +295,28 @@ public final class ManifestStore {
 
     /** Stages manifest rows as one Update at the state's version (nothing visible until {@link #commitRows}). */
     Mono<StagedHandle> stageRows(ManifestState state, List<Map<String, Object>> rows, String commitId) {
+        return stageRows(state, rows, commitId, Map.of());
+    }
+
+    /**
+     * As {@link #stageRows(ManifestState, List, String)}, also deleting the rows at {@code tailAddresses} (the tail
+     * a publish writes again; its rows are among {@code rows}) by address.
+     */
+    Mono<StagedHandle> stageRows(ManifestState state, List<Map<String, Object>> rows, String commitId,
+                                 Map<String, Long> tailAddresses) {
         TableSnapshot manifest = state.manifest();
         Map<String, String> properties = Map.of("omnigraph.commit_id", commitId);
-        // Known addresses cover every row but commits, and a commit row's id is a fresh ULID: no scan needed.
-        return state.rowAddresses().isEmpty()
-                ? tables.stageUpsert(manifest, rows, OBJECT_ID, properties)
-                : tables.stageUpsertAt(manifest, state.rowAddresses(), rows, OBJECT_ID, properties);
+        if (state.rowAddresses().isEmpty()) {
+            return tables.stageUpsert(manifest, rows, OBJECT_ID, properties);
+        }
+        // Known addresses cover every row but commits (and the tail's commits when it is written again), and a new
+        // commit row's id is a fresh ULID: no scan needed.
+        Map<String, Long> known = state.rowAddresses();
+        if (!tailAddresses.isEmpty()) {
+            known = new HashMap<>(known);
+            known.putAll(tailAddresses);
+        }
+        return tables.stageUpsertAt(manifest, known, rows, OBJECT_ID, properties);
     }
 
     /** Commits manifest rows staged by {@link #stageRows}; they must land exactly on the staged read version. */

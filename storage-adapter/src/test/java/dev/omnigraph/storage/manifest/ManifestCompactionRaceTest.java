@@ -26,10 +26,13 @@ class ManifestCompactionRaceTest extends ManifestStoreTestBase {
     void setUp() {
         publisher = new ManifestBatchPublisher(store);
         head = ManifestFixture.init(store);
-        // Enough single-commit fragments that a compaction has work, too few for the publisher to compact itself.
+        // Enough single-commit fragments that a compaction has work, too few for the publisher to compact itself:
+        // each published by a store of its own (as by another process), so none writes the previous tail again.
         for (int i = 0; i < 10; i++) {
-            head = publisher.publish(move("main", ExpectedHead.exactly(head.id()), PERSON, 2 + i, 3 + i)).block();
+            head = new ManifestBatchPublisher(ManifestFixture.store(root.toString(), tables))
+                    .publish(move("main", ExpectedHead.exactly(head.id()), PERSON, 2 + i, 3 + i)).block();
         }
+        store.load("main").block();
     }
 
     @Test
