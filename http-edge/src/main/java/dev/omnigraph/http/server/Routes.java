@@ -136,8 +136,8 @@ final class Routes {
     }
 
     /**
-     * The route of {@code routes} serving this path and method; empty when none has the path; a 405 naming the
-     * allowed methods when some have the path but not the method.
+     * The route of {@code routes} serving this path and method (a GET route serves HEAD too); empty when none has
+     * the path; a 405 naming the allowed methods when some have the path but not the method.
      */
     private static Optional<Matched> match(List<Route> routes, String method, List<String> segments, Exchange ex,
                                            String rawPath) {
@@ -145,8 +145,11 @@ final class Routes {
         for (Route route : routes) {
             Optional<Map<String, String>> found = route.match(segments);
             if (found.isEmpty()) continue;
-            if (route.method().equals(method)) return Optional.of(new Matched(route, found.get(), rawPath));
+            // HEAD is GET without the body (HTTP's rule; Netty's encoder drops the body of a HEAD answer).
+            boolean head = method.equals("HEAD") && route.method().equals("GET");
+            if (route.method().equals(method) || head) return Optional.of(new Matched(route, found.get(), rawPath));
             allowed.add(route.method());
+            if (route.method().equals("GET")) allowed.add("HEAD");
         }
         if (allowed.isEmpty()) return Optional.empty();
         String path = "/" + String.join("/", segments);
