@@ -66,6 +66,20 @@ class HostileInputsTest extends SeededSocialServer {
     }
 
     @Test
+    void anHttp2RequestLineIsAJson400() throws Exception {
+        for (String head : new String[] {"GET /healthz HTTP/2.0\r\nHost: localhost\r\n\r\n",
+                "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"}) {
+            try (RawHttp c = connect()) {
+                RawHttp.Response r = c.exchange(head);
+                assertThat(r.status()).as(head).isEqualTo(400);
+                assertThat(Json.parse(r.body(), "response").path("error").asText()).as(head).contains("HTTP/1.1");
+                assertThat(c.awaitClosed()).isTrue();
+            }
+        }
+        assertThat(http.get("/healthz").status()).isEqualTo(200);
+    }
+
+    @Test
     void jsonThatParsersReadDifferentlyIsRefusedWithItsPosition() {
         String query = Json.text(Json.object().put("q", READ).path("q"));
         Reply trailing = http.postJson(G + "/query", "{\"query\":" + query + "} {\"query\":\"x\"}");
