@@ -174,6 +174,14 @@ final class ConnectionGuard {
                             answerAndClose(ctx, encode(refusal(request.decoderResult().cause()), ""));
                             return;
                         }
+                        if (request.protocolVersion().majorVersion() != 1) {
+                            // Reactor Netty would refuse it further on, with an empty 400 (HTTP/2 prior knowledge).
+                            refused = true;
+                            ReferenceCountUtil.release(msg);
+                            answerAndClose(ctx, encode(HttpProblem.badRequest(request.protocolVersion().text()
+                                    + " is not served here; send HTTP/1.1 (or HTTP/1.0)"), ""));
+                            return;
+                        }
                     } else if (msg instanceof HttpContent content && content.decoderResult().isFailure()
                             && !responseStarted) {
                         // Broken body framing (a chunk size that is not hex or overflows, a malformed trailer): the
