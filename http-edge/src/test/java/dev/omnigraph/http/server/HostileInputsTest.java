@@ -175,6 +175,26 @@ class HostileInputsTest extends SeededSocialServer {
     }
 
     @Test
+    void aFloatWithAnExponentIsRefusedAtTheExponent() {
+        // The grammar's floats have no exponent; "1.5e3" used to lex as 1.5 then a word, refused one token later.
+        for (String literal : new String[] {"1.5e3", "1.5E3", "2.0x"}) {
+            Reply reply = http.postJson(G + "/query", Json.object().put("query",
+                    "query q() { match { $p: Person $p.age > " + literal + " } return { $p.name } }"));
+            assertBadRequest(reply, "after number");
+            assertThat(reply.json().path("parse_error").path("column").asInt()).as(literal).isEqualTo(44);
+        }
+    }
+
+    @Test
+    void aSourceOfManyQueriesIsRefusedInAFewWords() {
+        StringBuilder source = new StringBuilder();
+        for (int i = 0; i < 2_000; i++) source.append("query q").append(i).append("() { match { $p: Person } return { $p.name } }\n");
+        Reply reply = http.postJson(G + "/query", Json.object().put("query", source.toString()));
+        assertBadRequest(reply, "declares 2000 queries (q0, q1,");
+        assertThat(reply.json().path("error").asText()).contains("and 1990 more").hasSizeLessThan(300);
+    }
+
+    @Test
     void exportTypeNamesMustBeStrings() {
         assertBadRequest(http.postJson(G + "/export", "{\"type_names\":[\"Person\", 1]}"), "type_names must be an array of type names");
         assertBadRequest(http.postJson(G + "/export", "{\"type_names\":[{}]}"), "type_names must be an array of type names");
