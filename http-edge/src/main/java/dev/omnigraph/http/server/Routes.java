@@ -87,7 +87,12 @@ final class Routes {
             if (openRoute.isPresent()) return openRoute.get().serve(begun, null);
             Optional<String> actor = Optional.empty();
             if (tokens.enabled()) {
-                actor = tokens.actorFor(request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION));
+                List<String> authorizations = request.requestHeaders().getAll(HttpHeaderNames.AUTHORIZATION);
+                if (authorizations.size() > 1) {
+                    // Which one counts would depend on the reader (a proxy may take the last, this server the first).
+                    throw HttpProblem.unauthorized("send one Authorization header, not " + authorizations.size());
+                }
+                actor = tokens.actorFor(authorizations.isEmpty() ? null : authorizations.get(0));
                 if (actor.isEmpty()) {
                     throw HttpProblem.unauthorized("missing or unknown bearer token (send Authorization: Bearer <token>)");
                 }
