@@ -46,7 +46,9 @@ public final class ErrorBodies {
             t = t.getCause();
         }
         if (t instanceof HttpProblem p) {
-            return reply(p.status(), p.code(), p.getMessage(), p.code() == null ? "error" : p.code());
+            Reply reply = reply(p.status(), p.code(), p.getMessage(), p.code() == null ? "error" : p.code());
+            if (p.detailName() != null) reply.body().set(p.detailName(), p.detail());
+            return reply;
         }
         if (t instanceof OmnigraphException e) {
             return omnigraph(e, entityKind);
