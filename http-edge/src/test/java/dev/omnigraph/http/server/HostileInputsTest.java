@@ -195,6 +195,18 @@ class HostileInputsTest extends SeededSocialServer {
     }
 
     @Test
+    void aHugeInputIsNotEchoedWholeInAnError() {
+        String commit = "Z".repeat(500_000);
+        Reply unknown = http.postJson(G + "/query", Json.object().put("query", READ).put("snapshot", commit));
+        assertThat(unknown.status()).as(unknown.toString().substring(0, 200)).isEqualTo(404);
+        assertThat(unknown.json().path("error").asText()).startsWith("no commit ZZZ").contains("characters cut");
+        assertThat(unknown.body().length()).isLessThan(5_000);
+        Reply name = http.postJson(G + "/query", Json.object().put("query", READ).put("name", "n".repeat(500_000)));
+        assertThat(name.status()).isEqualTo(400);
+        assertThat(name.body().length()).isLessThan(5_000);
+    }
+
+    @Test
     void exportTypeNamesMustBeStrings() {
         assertBadRequest(http.postJson(G + "/export", "{\"type_names\":[\"Person\", 1]}"), "type_names must be an array of type names");
         assertBadRequest(http.postJson(G + "/export", "{\"type_names\":[{}]}"), "type_names must be an array of type names");
