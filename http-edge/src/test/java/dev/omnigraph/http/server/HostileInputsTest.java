@@ -207,6 +207,22 @@ class HostileInputsTest extends SeededSocialServer {
     }
 
     @Test
+    void aLoneSurrogateInsideALoadEnvelopesDataIsRefusedNotReplaced() {
+        // The envelope's JSON escape decodes to a lone surrogate inside the NDJSON text itself (HostileTextTest sends
+        // the escape through to the NDJSON instead). Encoded to UTF-8 as it was, it became '?' and loaded.
+        String body = "{\"mode\":\"append\",\"data\":\"{\\\"type\\\":\\\"Person\\\",\\\"data\\\":"
+                + "{\\\"name\\\":\\\"Cy\\\"}}\\n{\\\"type\\\":\\\"Person\\\",\\\"data\\\":"
+                + "{\\\"name\\\":\\\"D\\ud800i\\\"}}\\n\"}";
+        assertThat(Json.parse(body, "body").path("data").asText()).contains("D\ud800i");
+        Reply reply = http.postJson(G + "/load", body);
+        assertBadRequest(reply, "unpaired surrogate (U+D800)");
+        assertThat(reply.json().path("parse_error").path("source").asText()).isEqualTo("ndjson");
+        assertThat(reply.json().path("parse_error").path("line").asInt()).isEqualTo(2);
+        assertThat(reply.json().path("parse_error").path("column").asInt()).isEqualTo(35);
+        assertHeadUnchanged();
+    }
+
+    @Test
     void exportTypeNamesMustBeStrings() {
         assertBadRequest(http.postJson(G + "/export", "{\"type_names\":[\"Person\", 1]}"), "type_names must be an array of type names");
         assertBadRequest(http.postJson(G + "/export", "{\"type_names\":[{}]}"), "type_names must be an array of type names");
