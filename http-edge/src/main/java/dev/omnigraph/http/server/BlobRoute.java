@@ -3,6 +3,7 @@ package dev.omnigraph.http.server;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.ReadTarget;
 import dev.omnigraph.http.wire.HttpProblem;
+import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import java.util.Arrays;
@@ -47,8 +48,10 @@ final class BlobRoute {
             long[] span = range.isPresent() ? ByteRange.parse(range.get(), bytes.length) : null;
             if (span != null && span.length == 0) {
                 ex.response.header(HttpHeaderNames.CONTENT_RANGE, "bytes */" + bytes.length);
+                long[] asked = ByteRange.requested(range.get(), bytes.length);
                 throw new HttpProblem(416, "bad_request", "range " + range.get() + " is not satisfiable for "
-                        + bytes.length + " bytes");
+                        + bytes.length + " bytes").withDetail("blob_range", Json.object().put("start", asked[0])
+                        .put("end", asked[1]).put("length", bytes.length));
             }
             int from = span == null ? 0 : (int) span[0];
             int to = span == null ? bytes.length : (int) span[1] + 1;

@@ -8,6 +8,20 @@ final class ByteRange {
     }
 
     /**
+     * What an unsatisfiable (but well-formed) range asked for, as the inclusive {@code [start, end]} of the 416's
+     * {@code blob_range} detail: a suffix of n bytes starts n bytes before the end, an open range ends at the last
+     * byte.
+     */
+    static long[] requested(String header, long length) {
+        String spec = header.trim().substring("bytes=".length()).trim();
+        int dash = spec.indexOf('-');
+        String a = spec.substring(0, dash).trim();
+        String b = spec.substring(dash + 1).trim();
+        if (a.isEmpty()) return new long[] {length - Long.parseLong(b), length - 1};
+        return new long[] {Long.parseLong(a), b.isEmpty() ? length - 1 : Long.parseLong(b)};
+    }
+
+    /**
      * The inclusive {@code [first, last]} of the range, or an empty array when it is unsatisfiable.
      *
      * @throws HttpProblem 400 for a malformed header or several ranges (not supported)

@@ -9,7 +9,10 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
@@ -24,8 +27,8 @@ import reactor.netty.NettyPipeline;
 /**
  * What the edge adds to every connection's pipeline, below the routes: the connection cap, the deadline for a
  * request head (a client that sends half a request line and stalls is closed, however it trickles), and JSON
- * answers for requests the HTTP decoder refused (414 line too long, 431 headers too large, 400 malformed) where
- * Reactor Netty would send an empty body. Refusals are written, the output is half-closed, and the connection is
+ * answers for requests the HTTP decoder refused (414 line too long, 431 headers too large, 400 malformed head or
+ * body framing) where Reactor Netty would send an empty body. Refusals are written, the output is half-closed, and the connection is
  * closed when the client closes or shortly after, so the client reads the answer instead of a reset.
  */
 final class ConnectionGuard {
@@ -67,6 +70,7 @@ final class ConnectionGuard {
         }
         HeadDeadline deadline = new HeadDeadline();
         channel.pipeline().addBefore(NettyPipeline.HttpCodec, "omnigraph.headDeadline", deadline.bytes());
+        channel.pipeline().addBefore(NettyPipeline.HttpCodec, "omnigraph.responseStarted", deadline.writes());
         channel.pipeline().addAfter(NettyPipeline.HttpCodec, "omnigraph.decoded", deadline.messages());
     }
 
@@ -111,11 +115,27 @@ final class ConnectionGuard {
         });
     }
 
-    /** One connection's head deadline and decoder-failure answers: one handler on each side of the codec. */
+    /**
+     * One connection's head deadline and decoder-failure answers: handlers on each side of the codec. All state is
+     * touched on the connection's event loop only.
+     */
     private final class HeadDeadline {
         private boolean betweenRequests = true;
         private boolean refused;
+        /** Whether any response bytes went out since the current request's head arrived. */
+        private boolean responseStarted;
         private ScheduledFuture<?> timer;
+
+        /** Before the codec, outbound: notes that the current request's answer has begun. */
+        ChannelOutboundHandlerAdapter writes() {
+            return new ChannelOutboundHandlerAdapter() {
+                @Override
+                public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                    responseStarted = true;
+                    ctx.write(msg, promise);
+                }
+            };
+        }
 
         /** Before the codec: the first byte of a request head starts the clock. */
         ChannelInboundHandlerAdapter bytes() {
@@ -147,12 +167,32 @@ final class ConnectionGuard {
                     if (msg instanceof HttpRequest request) {
                         stop();
                         betweenRequests = false;
+                        responseStarted = false;
                         if (request.decoderResult().isFailure()) {
                             refused = true;
                             ReferenceCountUtil.release(msg);
                             answerAndClose(ctx, encode(refusal(request.decoderResult().cause()), ""));
                             return;
                         }
+                        if (request.protocolVersion().majorVersion() != 1) {
+                            // Reactor Netty would refuse it further on, with an empty 400 (HTTP/2 prior knowledge).
+                            refused = true;
+                            ReferenceCountUtil.release(msg);
+                            answerAndClose(ctx, encode(HttpProblem.badRequest(request.protocolVersion().text()
+                                    + " is not served here; send HTTP/1.1 (or HTTP/1.0)"), ""));
+                            return;
+                        }
+                    } else if (msg instanceof HttpContent content && content.decoderResult().isFailure()
+                            && !responseStarted) {
+                        // Broken body framing (a chunk size that is not hex or overflows, a malformed trailer): the
+                        // route already has the request, but nothing was answered yet, so the JSON 400 can go out
+                        // instead of Reactor Netty's empty one. The route is cancelled when the connection closes.
+                        refused = true;
+                        Throwable cause = content.decoderResult().cause();
+                        ReferenceCountUtil.release(msg);
+                        answerAndClose(ctx, encode(HttpProblem.badRequest("malformed HTTP request body: "
+                                + (cause == null || cause.getMessage() == null ? "unreadable framing" : cause.getMessage())), ""));
+                        return;
                     }
                     if (msg instanceof LastHttpContent) betweenRequests = true;
                     ctx.fireChannelRead(msg);

@@ -85,8 +85,16 @@ final class Exchange {
         return Mono.from(sending).subscribeOn(loop);
     }
 
+    /**
+     * A single-valued query parameter (empty when absent or blank). Given more than once it is a 400: which value
+     * counts must not depend on the reader. Repeatable filters read {@link #query} instead.
+     */
     Optional<String> param(String name) {
         List<String> values = query.get(name);
+        if (values != null && values.size() > 1) {
+            throw HttpProblem.badRequest("query parameter '" + name + "' is given " + values.size()
+                    + " times; give it once");
+        }
         return values == null || values.isEmpty() || values.get(0).isEmpty() ? Optional.empty() : Optional.of(values.get(0));
     }
 

@@ -60,6 +60,9 @@ final class ReadRoutes {
     }
 
     private static Mono<Void> snapshot(Exchange ex, Omnigraph graph, Map<String, String> vars) {
+        if (ex.param("snapshot").isPresent() && ex.param("branch").isPresent()) {
+            throw HttpProblem.badRequest("give either branch or snapshot, not both");
+        }
         ReadTarget target = ex.param("snapshot").map(ReadTarget::commit)
                 .orElseGet(() -> ReadTarget.branch(ex.param("branch").orElse(GraphBranches.MAIN)));
         return graph.snapshot(target).flatMap(s -> ex.json(200, Shapes.snapshot(s)));
@@ -126,7 +129,13 @@ final class ReadRoutes {
             JsonNode typeNames = body.get("type_names");
             if (typeNames != null && !typeNames.isNull()) {
                 if (!typeNames.isArray()) throw HttpProblem.badRequest("type_names must be an array of type names");
-                typeNames.forEach(t -> types.add(t.asText()));
+                for (JsonNode t : typeNames) {
+                    if (!t.isTextual()) {
+                        throw HttpProblem.badRequest("type_names must be an array of type names (strings), not "
+                                + t.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + " elements");
+                    }
+                    types.add(t.asText());
+                }
             }
             ReadTarget target = ReadTarget.branch(text(body, "branch") != null ? text(body, "branch") : GraphBranches.MAIN);
             return Streaming.ndjson(ex, graph.export(target, types), Routes.entityKinds(graph));
@@ -143,14 +152,24 @@ final class ReadRoutes {
         }
     }
 
-    /** The first present text field among {@code names} (aliases), or null. */
+    /**
+     * The text field {@code names[0]} or one of its aliases, or null when none is given. Giving a field and an alias
+     * together is a 400: which of the two runs must not depend on the reader (a proxy that checks one while the
+     * server runs the other).
+     */
     static String text(JsonNode body, String... names) {
+        String found = null;
+        String foundName = null;
         for (String name : names) {
             JsonNode value = body.get(name);
             if (value == null || value.isNull()) continue;
+            if (foundName != null) {
+                throw HttpProblem.badRequest("'" + foundName + "' and its alias '" + name + "' are both given; send one");
+            }
             if (!value.isTextual()) throw HttpProblem.badRequest("'" + name + "' must be a string");
-            return value.asText();
+            found = value.asText();
+            foundName = name;
         }
-        return null;
+        return found;
     }
 }

@@ -8,6 +8,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -27,13 +28,34 @@ record RequestTarget(List<String> rawSegments, Map<String, List<String>> query) 
             decode(part); // refused now, whether or not a route would capture it
             segments.add(part);
         }
-        Map<String, List<String>> query;
-        try {
-            query = decoder.parameters();
-        } catch (IllegalArgumentException malformed) {
-            throw HttpProblem.badRequest("the query string is not valid percent-encoding: " + malformed.getMessage());
+        return new RequestTarget(List.copyOf(segments), query(decoder.rawQuery()));
+    }
+
+    /**
+     * The query string's parameters, in order, each name with all its values. Decoded strictly, as the path is
+     * ({@code +} is a space here): Netty's decoder would turn bytes that are not UTF-8 into U+FFFD, a different
+     * value from the one sent, and would split on {@code ;} as well, where other servers read it as data.
+     */
+    static Map<String, List<String>> query(String raw) {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        if (raw == null || raw.isEmpty()) return out;
+        for (String pair : raw.split("&")) {
+            if (pair.isEmpty()) continue;
+            int eq = pair.indexOf('=');
+            String name = component(eq < 0 ? pair : pair.substring(0, eq));
+            String value = eq < 0 ? "" : component(pair.substring(eq + 1));
+            if (name.isEmpty()) continue;
+            out.computeIfAbsent(name, n -> new ArrayList<>()).add(value);
         }
-        return new RequestTarget(List.copyOf(segments), query);
+        return out;
+    }
+
+    private static String component(String raw) {
+        try {
+            return strict(raw.replace('+', ' '));
+        } catch (IllegalArgumentException why) {
+            throw HttpProblem.badRequest("the query string is not valid percent-encoding: '" + raw + "': " + why.getMessage());
+        }
     }
 
     /** The raw path for messages ({@code /a/b}); raw so a message never shows a decoded separator. */
@@ -46,17 +68,30 @@ record RequestTarget(List<String> rawSegments, Map<String, List<String>> query) 
      * non-hex digit or bytes that are not UTF-8 are a 400 naming the segment.
      */
     static String decode(String segment) {
-        if (segment.indexOf('%') < 0) return segment;
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(segment.length());
-        for (int i = 0; i < segment.length(); i++) {
-            char c = segment.charAt(i);
+        try {
+            return strict(segment);
+        } catch (IllegalArgumentException why) {
+            throw malformed(segment, why.getMessage());
+        }
+    }
+
+    /**
+     * Percent-decodes {@code text} as UTF-8. Netty reads the request line as ISO-8859-1, one char per byte, so a
+     * char above U+007F is a raw byte of the request line and joins the UTF-8 decoding as that byte.
+     */
+    private static String strict(String text) {
+        if (text.indexOf('%') < 0 && text.chars().allMatch(c -> c < 0x80)) return text;
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
             if (c != '%') {
-                bytes.writeBytes(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
+                if (c < 0x100) bytes.write(c);
+                else bytes.writeBytes(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
                 continue;
             }
-            int high = i + 2 < segment.length() ? Character.digit(segment.charAt(i + 1), 16) : -1;
-            int low = high >= 0 ? Character.digit(segment.charAt(i + 2), 16) : -1;
-            if (low < 0) throw malformed(segment, "'%' must be followed by two hex digits");
+            int high = i + 2 < text.length() ? Character.digit(text.charAt(i + 1), 16) : -1;
+            int low = high >= 0 ? Character.digit(text.charAt(i + 2), 16) : -1;
+            if (low < 0) throw new IllegalArgumentException("'%' must be followed by two hex digits");
             bytes.write(high * 16 + low);
             i += 2;
         }
@@ -66,7 +101,7 @@ record RequestTarget(List<String> rawSegments, Map<String, List<String>> query) 
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
         } catch (CharacterCodingException e) {
-            throw malformed(segment, "the decoded bytes are not UTF-8");
+            throw new IllegalArgumentException("the decoded bytes are not UTF-8");
         }
     }
 

@@ -87,7 +87,12 @@ final class Routes {
             if (openRoute.isPresent()) return openRoute.get().serve(begun, null);
             Optional<String> actor = Optional.empty();
             if (tokens.enabled()) {
-                actor = tokens.actorFor(request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION));
+                List<String> authorizations = request.requestHeaders().getAll(HttpHeaderNames.AUTHORIZATION);
+                if (authorizations.size() > 1) {
+                    // Which one counts would depend on the reader (a proxy may take the last, this server the first).
+                    throw HttpProblem.unauthorized("send one Authorization header, not " + authorizations.size());
+                }
+                actor = tokens.actorFor(authorizations.isEmpty() ? null : authorizations.get(0));
                 if (actor.isEmpty()) {
                     throw HttpProblem.unauthorized("missing or unknown bearer token (send Authorization: Bearer <token>)");
                 }
@@ -136,8 +141,8 @@ final class Routes {
     }
 
     /**
-     * The route of {@code routes} serving this path and method; empty when none has the path; a 405 naming the
-     * allowed methods when some have the path but not the method.
+     * The route of {@code routes} serving this path and method (a GET route serves HEAD too); empty when none has
+     * the path; a 405 naming the allowed methods when some have the path but not the method.
      */
     private static Optional<Matched> match(List<Route> routes, String method, List<String> segments, Exchange ex,
                                            String rawPath) {
@@ -145,8 +150,11 @@ final class Routes {
         for (Route route : routes) {
             Optional<Map<String, String>> found = route.match(segments);
             if (found.isEmpty()) continue;
-            if (route.method().equals(method)) return Optional.of(new Matched(route, found.get(), rawPath));
+            // HEAD is GET without the body (HTTP's rule; Netty's encoder drops the body of a HEAD answer).
+            boolean head = method.equals("HEAD") && route.method().equals("GET");
+            if (route.method().equals(method) || head) return Optional.of(new Matched(route, found.get(), rawPath));
             allowed.add(route.method());
+            if (route.method().equals("GET")) allowed.add("HEAD");
         }
         if (allowed.isEmpty()) return Optional.empty();
         String path = "/" + String.join("/", segments);

@@ -31,7 +31,7 @@ final class SchemaRoutes {
             boolean allowDataLoss = flag != null && flag.asBoolean(false);
             return graph.applySchema(source, allowDataLoss, ex.actor)
                     .flatMap(result -> graph.snapshot(ReadTarget.main()).flatMap(snapshot -> ex.json(200,
-                            SchemaShapes.result(graph.location().toString(), result.applied(), snapshot.manifestVersion(),
+                            SchemaShapes.result(graph.location().displayUri(), result.applied(), snapshot.manifestVersion(),
                                     result.steps(), result.commit().map(c -> c.id())))));
         });
     }

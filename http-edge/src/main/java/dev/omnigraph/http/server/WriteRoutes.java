@@ -12,6 +12,8 @@ import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.http.wire.QuerySources;
 import dev.omnigraph.http.wire.Shapes;
+import dev.omnigraph.storage.ValidText;
+import dev.omnigraph.storage.error.ParseError;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -128,13 +130,30 @@ final class WriteRoutes {
             String branch = Optional.ofNullable(ReadRoutes.text(body, "branch")).orElse(GraphBranches.MAIN);
             Optional<String> from = Optional.ofNullable(ReadRoutes.text(body, "from"));
             LoadMode mode = LoadMode.parse(Optional.ofNullable(ReadRoutes.text(body, "mode")).orElse("merge"));
-            byte[] bytes = data.asText().getBytes(StandardCharsets.UTF_8);
+            byte[] bytes = utf8(data.asText());
             Flux<ByteBuffer> slices = Flux.range(0, (bytes.length + SLICE - 1) / SLICE)
                     .map(i -> ByteBuffer.wrap(bytes, i * SLICE, Math.min(SLICE, bytes.length - i * SLICE)).slice());
             return graph.ensureBranch(branch, from).flatMap(created -> graph.load(branch, mode, slices, loadOptions(ex))
                     .flatMap(outcome -> markReplay(ex, outcome).json(200, Shapes.load(branch, from, created, mode, outcome,
                             ex.actor, Optional.of(graph.location().displayUri())))));
         });
+    }
+
+    /**
+     * The envelope's NDJSON as UTF-8. Its JSON escapes can spell a lone surrogate (or NUL) into the text itself,
+     * which {@code getBytes} would silently turn into {@code ?}: refused instead, as the NDJSON reader refuses the
+     * same text, with the NDJSON line and column (in code points) where it stands.
+     */
+    private static byte[] utf8(String ndjson) {
+        int at = ValidText.firstInvalid(ndjson);
+        if (at >= 0) {
+            int lineStart = ndjson.lastIndexOf('\n', at - 1) + 1;
+            int line = 1 + (int) ndjson.substring(0, lineStart).chars().filter(c -> c == '\n').count();
+            int column = ndjson.codePointCount(lineStart, at) + 1;
+            throw new ParseError("ndjson", line, column, "", "the line contains " + ValidText.describe(ndjson, at)
+                    + "; text must be valid Unicode without NUL");
+        }
+        return ndjson.getBytes(StandardCharsets.UTF_8);
     }
 
     /** {@code POST /load/ndjson?branch=&mode=}: the raw body streamed into the engine as it arrives. */

@@ -46,7 +46,9 @@ public final class ErrorBodies {
             t = t.getCause();
         }
         if (t instanceof HttpProblem p) {
-            return reply(p.status(), p.code(), p.getMessage(), p.code() == null ? "error" : p.code());
+            Reply reply = reply(p.status(), p.code(), p.getMessage(), p.code() == null ? "error" : p.code());
+            if (p.detailName() != null) reply.body().set(p.detailName(), p.detail());
+            return reply;
         }
         if (t instanceof OmnigraphException e) {
             return omnigraph(e, entityKind);
@@ -163,11 +165,22 @@ public final class ErrorBodies {
         };
     }
 
+    /** Longest {@code error} message sent; a longer one (an echoed input of a megabyte) keeps its head only. */
+    static final int MAX_MESSAGE_CHARS = 4_096;
+    private static final int KEPT_CHARS = 3_000;
+
     private static Reply reply(int status, String code, String message, String wireCode) {
         ObjectNode body = Json.object();
-        body.put("error", message == null ? "error" : message);
+        body.put("error", message == null ? "error" : shortened(message));
         if (code != null) body.put("code", code);
         return new Reply(status, body, wireCode, message);
+    }
+
+    /** The message, or its first {@link #KEPT_CHARS} characters and how many were cut (never half a surrogate pair). */
+    static String shortened(String message) {
+        if (message.length() <= MAX_MESSAGE_CHARS) return message;
+        int keep = Character.isHighSurrogate(message.charAt(KEPT_CHARS - 1)) ? KEPT_CHARS - 1 : KEPT_CHARS;
+        return message.substring(0, keep) + "… (" + (message.length() - keep) + " characters cut)";
     }
 
     private static void member(ObjectNode d, String member, String expected, String actual) {

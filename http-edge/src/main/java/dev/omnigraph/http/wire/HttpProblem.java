@@ -7,11 +7,34 @@ package dev.omnigraph.http.wire;
 public final class HttpProblem extends RuntimeException {
     private final int status;
     private final String code;
+    private final String detailName;
+    private final com.fasterxml.jackson.databind.node.ObjectNode detail;
 
     public HttpProblem(int status, String code, String message) {
+        this(status, code, message, null, null);
+    }
+
+    private HttpProblem(int status, String code, String message, String detailName,
+                        com.fasterxml.jackson.databind.node.ObjectNode detail) {
         super(message, null, false, false);
         this.status = status;
         this.code = code;
+        this.detailName = detailName;
+        this.detail = detail;
+    }
+
+    /** The same refusal with a detail object (e.g. {@code blob_range}) in its error body. */
+    public HttpProblem withDetail(String name, com.fasterxml.jackson.databind.node.ObjectNode value) {
+        return new HttpProblem(status, code, getMessage(), name, value);
+    }
+
+    /** The detail's field name, or null when there is none. */
+    public String detailName() {
+        return detailName;
+    }
+
+    public com.fasterxml.jackson.databind.node.ObjectNode detail() {
+        return detail;
     }
 
     public static HttpProblem notFound(String message) {

@@ -1,8 +1,11 @@
 package dev.omnigraph.http.wire;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,6 +13,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.omnigraph.engine.load.JsonMessages;
 import dev.omnigraph.engine.read.ValueText;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.ParseError;
@@ -29,10 +33,12 @@ public final class Json {
      * Jackson's default 20 MB cap on one string would refuse a {@code /load} envelope the body limit admits (32 MiB
      * of NDJSON in one {@code data} string) as "malformed". Every document handed to {@link #parse} is already
      * bounded by the caller's byte limit, and no string can be longer than its document, so the string cap is
-     * lifted here; the nesting and number caps stay at Jackson's defaults.
+     * lifted here; the nesting and number caps stay at Jackson's defaults. A key given twice in one object is a
+     * parse error ({@link #parse}).
      */
     public static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build())
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -111,21 +117,41 @@ public final class Json {
 
     /**
      * Parses a JSON document given by a caller ({@code what} names it in errors: "request body", "--params").
-     * Malformed JSON is a {@link ParseError} carrying Jackson's line and column.
+     * Malformed JSON is a {@link ParseError} carrying the line and column where it broke, in words for the sender
+     * ({@link JsonMessages}). Stricter than Jackson's defaults where two JSON parsers could read one document two
+     * ways: a key given twice in one object and anything after the document (a second document, stray text) are
+     * refused, never resolved by picking one.
      */
     public static JsonNode parse(byte[] bytes, String what) {
+        JsonParser parser = null;
         try {
-            JsonNode node = MAPPER.readTree(bytes);
+            parser = MAPPER.createParser(bytes);
+            JsonNode node = MAPPER.readTree(parser);
             if (node == null || node.isMissingNode()) {
                 throw new BadRequest(what + " is empty; expected a JSON object");
             }
+            if (parser.nextToken() != null) {
+                JsonLocation at = parser.currentTokenLocation();
+                throw new ParseError(what, Math.max(at.getLineNr(), 1), Math.max(at.getColumnNr(), 1), "",
+                        "malformed JSON: unexpected content after the JSON document");
+            }
             return node;
         } catch (JsonProcessingException e) {
-            int line = e.getLocation() == null ? 0 : e.getLocation().getLineNr();
-            int column = e.getLocation() == null ? 0 : e.getLocation().getColumnNr();
-            throw new ParseError(what, Math.max(line, 1), Math.max(column, 1), "", "malformed JSON: " + e.getOriginalMessage());
+            // A limit (nesting depth, number length) is reported without a location: the parser's is where it broke.
+            JsonLocation at = e.getLocation() != null ? e.getLocation() : parser == null ? null : parser.currentLocation();
+            int line = at == null ? 0 : at.getLineNr();
+            int column = at == null ? 0 : at.getColumnNr();
+            throw new ParseError(what, Math.max(line, 1), Math.max(column, 1), "", JsonMessages.malformed(e));
         } catch (java.io.IOException e) {
             throw new BadRequest(what + " could not be read: " + e.getMessage());
+        } finally {
+            if (parser != null) {
+                try {
+                    parser.close();
+                } catch (java.io.IOException ignored) {
+                    // A byte-array parser holds nothing to release.
+                }
+            }
         }
     }
 

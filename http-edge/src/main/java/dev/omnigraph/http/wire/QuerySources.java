@@ -4,9 +4,13 @@ import dev.omnigraph.engine.query.QueryCompiler;
 import dev.omnigraph.engine.query.QueryDecl;
 import dev.omnigraph.engine.query.QueryFile;
 import dev.omnigraph.storage.error.BadRequest;
+import java.util.List;
 
 /** Picks the query a request means from a {@code .gq} source (parsing only: no catalog, no I/O). */
 public final class QuerySources {
+    /** How many query names a "name the one to run" refusal lists before "and N more". */
+    private static final int NAMES_LISTED = 10;
+
     private QuerySources() {
     }
 
@@ -20,8 +24,10 @@ public final class QuerySources {
         if (name != null && !name.isBlank()) return file.query(name);
         if (file.queries().isEmpty()) throw new BadRequest("query file contains no query");
         if (file.queries().size() > 1) {
-            throw new BadRequest("the source declares several queries (" + String.join(", ", file.names())
-                    + "); name the one to run");
+            List<String> names = file.names();
+            String listed = String.join(", ", names.subList(0, Math.min(NAMES_LISTED, names.size())))
+                    + (names.size() > NAMES_LISTED ? ", and " + (names.size() - NAMES_LISTED) + " more" : "");
+            throw new BadRequest("the source declares " + names.size() + " queries (" + listed + "); name the one to run");
         }
         return file.queries().get(0);
     }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.http.testing.HttpFixture;
 import dev.omnigraph.http.testing.HttpFixture.Reply;
+import dev.omnigraph.http.testing.RawHttp;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.storage.Failpoints;
 import io.netty.handler.codec.http.HttpMethod;
@@ -38,6 +39,13 @@ class AuthAndShutdownTest extends EmptyGraphServer {
         for (String wrong : new String[] {"Bearer secret-ada-124", "Bearer secret-ada-12", "Basic secret-ada-123", "secret-ada-123"}) {
             Reply r = http.send(HttpMethod.GET, "/graphs/g/snapshot", Map.of("Authorization", wrong), Mono.empty());
             assertThat(r.status()).as(wrong).isEqualTo(401);
+        }
+        // Two Authorization headers: a proxy reading the last and the server the first would disagree on the actor.
+        try (RawHttp c = RawHttp.connect(http.server.host(), http.server.port(), Duration.ofSeconds(30))) {
+            RawHttp.Response twice = c.exchange("GET /graphs HTTP/1.1\r\nHost: localhost\r\n"
+                    + "Authorization: Bearer secret-ada-123\r\nAuthorization: Bearer secret-bob-456\r\n\r\n");
+            assertThat(twice.status()).isEqualTo(401);
+            assertThat(Json.parse(twice.body(), "response").path("error").asText()).contains("one Authorization header");
         }
         Reply write = http.send(HttpMethod.POST, "/graphs/g/mutate",
                 Map.of("Authorization", "Bearer secret-bob-456", "Content-Type", "application/json"),

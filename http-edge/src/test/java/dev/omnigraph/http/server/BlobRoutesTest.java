@@ -89,6 +89,12 @@ class BlobRoutesTest {
         Bytes beyond = get(path(id), Map.of("Range", "bytes=" + BYTES.length + "-"));
         assertThat(beyond.status()).isEqualTo(416);
         assertThat(beyond.headers().get("Content-Range")).isEqualTo("bytes */" + BYTES.length);
+        // The reference's 416 body: the blob_range detail says what was asked against how long the blob is.
+        com.fasterxml.jackson.databind.JsonNode range = dev.omnigraph.http.wire.Json.parse(beyond.body(), "response")
+                .path("blob_range");
+        assertThat(range.path("start").asLong()).isEqualTo(BYTES.length);
+        assertThat(range.path("end").asLong()).isEqualTo(BYTES.length - 1);
+        assertThat(range.path("length").asLong()).isEqualTo(BYTES.length);
     }
 
     @Test

@@ -46,6 +46,8 @@ class SchemaRoutesTest {
         JsonNode first = apply(NEXT, null);
         assertThat(first.path("applied").asBoolean()).isTrue();
         assertThat(first.path("supported").asBoolean()).isTrue();
+        // The same graph URI every other route answers with, not a server-side path.
+        assertThat(first.path("uri").asText()).startsWith("file:").endsWith("social/");
         assertThat(first.path("step_count").asInt()).isEqualTo(1);
         assertThat(first.path("steps").get(0).path("kind").asText()).isEqualTo("add_property");
         assertThat(first.path("steps").get(0).path("effect").asText()).isEqualTo("rewrites");

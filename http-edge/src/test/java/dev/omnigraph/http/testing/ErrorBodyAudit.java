@@ -13,7 +13,8 @@ import java.util.stream.Stream;
  * The server's log keeps those details under the request id; the client gets only what it can act on.
  */
 public final class ErrorBodyAudit {
-    private static final Pattern SOURCE_FILE = Pattern.compile("[A-Za-z0-9_$-]+\\.(rs|java)(:\\d+|\\b)");
+    /** Starts only where a name starts and never backtracks into it: linear on a body of a million letters. */
+    private static final Pattern SOURCE_FILE = Pattern.compile("(?<![A-Za-z0-9_$-])[A-Za-z0-9_$-]++\\.(rs|java)(:\\d+|\\b)");
     private static final Pattern STACK_FRAME = Pattern.compile("\\bat [A-Za-z0-9_$.]+\\([^)]*\\)|Caused by:|\\n\\s+at ");
     private static final List<String> LOCATIONS = Stream.of("java.io.tmpdir", "user.dir", "user.home")
             .map(System::getProperty)

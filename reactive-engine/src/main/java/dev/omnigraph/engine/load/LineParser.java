@@ -184,9 +184,9 @@ final class LineParser {
             checkShape(line, s);
             return s;
         } catch (JsonProcessingException e) {
-            JsonLocation at = e.getLocation();
-            throw parseError(line, at == null ? 1 : column(at), path(p.getParsingContext()),
-                    "malformed JSON: " + e.getOriginalMessage().replaceAll("\\[Source: [^;\\]]*; ", "["));
+            // A limit (nesting depth, number length) is reported without a location: the parser's is where it broke.
+            JsonLocation at = e.getLocation() != null ? e.getLocation() : p.currentLocation();
+            throw parseError(line, column(at), path(p.getParsingContext()), JsonMessages.malformed(e));
         } catch (IOException e) {
             throw new UncheckedIOException(e); // reading a byte array does no I/O
         }
@@ -381,6 +381,9 @@ final class LineParser {
         return at == null || at.getColumnNr() < 1 ? 1 : at.getColumnNr();
     }
 
+    /** Longest field path put in an error's subject; deeper paths end in an ellipsis. */
+    private static final int MAX_PATH_CHARS = 120;
+
     /** Dotted path of the parser's position, e.g. {@code data.tags[2]}; empty at the top level. */
     static String path(JsonStreamContext ctx) {
         List<String> parts = new ArrayList<>();
@@ -391,6 +394,9 @@ final class LineParser {
         StringBuilder out = new StringBuilder();
         for (int i = parts.size() - 1; i >= 0; i--) {
             String part = parts.get(i);
+            if (out.length() + part.length() > MAX_PATH_CHARS) {
+                return out.append('…').toString(); // a value nested a thousand deep would repeat [0] a thousand times
+            }
             if (out.length() > 0 && !part.startsWith("[")) out.append('.');
             out.append(part);
         }

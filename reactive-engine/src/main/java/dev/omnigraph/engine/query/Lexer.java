@@ -47,7 +47,9 @@ final class Lexer {
     private Token next() {
         Token t = in.next(VOCABULARY, Token::new);
         if (t != null) {
-            if (t.is(Token.Kind.INTEGER) && isWordStart(in.peek()))
+            // "1e3", "1.5e3", "0x10": the grammar's numbers are digits only, so a letter right after one is refused
+            // where it stands, not read as the next token.
+            if ((t.is(Token.Kind.INTEGER) || t.is(Token.Kind.FLOAT)) && isWordStart(in.peek()))
                 throw new LexError(in.line(), in.column(), "unexpected '" + in.peek() + "' after number");
             return t;
         }
