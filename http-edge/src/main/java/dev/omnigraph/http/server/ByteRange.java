@@ -17,7 +17,10 @@ final class ByteRange {
         int dash = spec.indexOf('-');
         String a = spec.substring(0, dash).trim();
         String b = spec.substring(dash + 1).trim();
-        if (a.isEmpty()) return new long[] {length - Long.parseLong(b), length - 1};
+        if (a.isEmpty()) { // never before the first byte, and never an end before the start (an empty blob)
+            long start = Math.max(0, length - Long.parseLong(b));
+            return new long[] {start, Math.max(start, length - 1)};
+        }
         return new long[] {Long.parseLong(a), b.isEmpty() ? length - 1 : Long.parseLong(b)};
     }
 

@@ -14,6 +14,8 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
@@ -70,8 +72,8 @@ final class ConnectionGuard {
         }
         HeadDeadline deadline = new HeadDeadline();
         channel.pipeline().addBefore(NettyPipeline.HttpCodec, "omnigraph.headDeadline", deadline.bytes());
-        channel.pipeline().addBefore(NettyPipeline.HttpCodec, "omnigraph.responseStarted", deadline.writes());
         channel.pipeline().addAfter(NettyPipeline.HttpCodec, "omnigraph.decoded", deadline.messages());
+        channel.pipeline().addAfter(NettyPipeline.HttpCodec, "omnigraph.responses", deadline.responses());
     }
 
     /** A refusal as raw HTTP/1.1 bytes: written below the codec, so it works at any point of the exchange. */
@@ -122,16 +124,30 @@ final class ConnectionGuard {
     private final class HeadDeadline {
         private boolean betweenRequests = true;
         private boolean refused;
-        /** Whether any response bytes went out since the current request's head arrived. */
+        /** Requests decoded whose final answer has not been written yet (more than one when pipelined). */
+        private int unanswered;
+        /** Whether the oldest unanswered request's final answer has begun (an interim 100 Continue does not count). */
         private boolean responseStarted;
         private ScheduledFuture<?> timer;
 
-        /** Before the codec, outbound: notes that the current request's answer has begun. */
-        ChannelOutboundHandlerAdapter writes() {
+        /**
+         * After the codec, outbound: follows the answers as HTTP messages, so that a broken body is answered in JSON
+         * only when its request is the one being answered and nothing of that answer went out.
+         */
+        ChannelOutboundHandlerAdapter responses() {
             return new ChannelOutboundHandlerAdapter() {
+                private boolean interim;
+
                 @Override
                 public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-                    responseStarted = true;
+                    if (msg instanceof HttpResponse response) {
+                        interim = response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
+                        responseStarted |= !interim;
+                    }
+                    if (msg instanceof LastHttpContent && !interim) {
+                        unanswered = Math.max(0, unanswered - 1);
+                        responseStarted = false;
+                    }
                     ctx.write(msg, promise);
                 }
             };
@@ -167,7 +183,7 @@ final class ConnectionGuard {
                     if (msg instanceof HttpRequest request) {
                         stop();
                         betweenRequests = false;
-                        responseStarted = false;
+                        unanswered++;
                         if (request.decoderResult().isFailure()) {
                             refused = true;
                             ReferenceCountUtil.release(msg);
@@ -183,10 +199,11 @@ final class ConnectionGuard {
                             return;
                         }
                     } else if (msg instanceof HttpContent content && content.decoderResult().isFailure()
-                            && !responseStarted) {
+                            && unanswered == 1 && !responseStarted) {
                         // Broken body framing (a chunk size that is not hex or overflows, a malformed trailer): the
-                        // route already has the request, but nothing was answered yet, so the JSON 400 can go out
-                        // instead of Reactor Netty's empty one. The route is cancelled when the connection closes.
+                        // route already has the request, but nothing was answered yet and no earlier pipelined
+                        // request waits for its answer, so the JSON 400 can go out instead of Reactor Netty's empty
+                        // one. The route is cancelled when the connection closes.
                         refused = true;
                         Throwable cause = content.decoderResult().cause();
                         ReferenceCountUtil.release(msg);

@@ -21,7 +21,9 @@ import java.util.Map;
 record RequestTarget(List<String> rawSegments, Map<String, List<String>> query) {
 
     static RequestTarget parse(String uri) {
-        QueryStringDecoder decoder = new QueryStringDecoder(uri);
+        // A fragment is the client's own (browsers never send it); what follows '#' is neither path nor query.
+        int fragment = uri.indexOf('#');
+        QueryStringDecoder decoder = new QueryStringDecoder(fragment < 0 ? uri : uri.substring(0, fragment));
         List<String> segments = new ArrayList<>();
         for (String part : decoder.rawPath().split("/")) {
             if (part.isEmpty()) continue;

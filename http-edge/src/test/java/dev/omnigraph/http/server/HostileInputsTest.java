@@ -66,6 +66,33 @@ class HostileInputsTest extends SeededSocialServer {
     }
 
     @Test
+    void aBrokenBodyBehindAPipelinedRequestLeavesThatRequestsAnswerWhole() throws Exception {
+        String chunked = "Transfer-Encoding: chunked\r\nHost: localhost\r\n\r\n";
+        try (RawHttp c = connect()) {
+            // Both requests in one write: the second's broken chunk is decoded while the first is still unanswered.
+            c.write("GET " + G + "/snapshot?branch=main HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                    + "POST " + G + "/query HTTP/1.1\r\nContent-Type: application/json\r\n" + chunked + "zz\r\n");
+            RawHttp.Response first = c.read();
+            assertThat(first.status()).as(first.toString()).isEqualTo(200);
+            assertThat(Json.parse(first.body(), "response").path("graph_commit_id").asText()).isEqualTo(seeded);
+        }
+        assertHeadUnchanged();
+    }
+
+    @Test
+    void aBrokenBodyAfterAnInterim100ContinueIsStillAJson400() throws Exception {
+        try (RawHttp c = connect()) {
+            c.write("POST " + G + "/query HTTP/1.1\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
+                    + "Transfer-Encoding: chunked\r\nHost: localhost\r\n\r\n");
+            assertThat(c.read().status()).isEqualTo(100);
+            RawHttp.Response r = c.exchange("zz\r\n");
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(Json.parse(r.body(), "response").path("error").asText()).startsWith("malformed HTTP request body");
+            assertThat(c.awaitClosed()).isTrue();
+        }
+    }
+
+    @Test
     void anHttp2RequestLineIsAJson400() throws Exception {
         for (String head : new String[] {"GET /healthz HTTP/2.0\r\nHost: localhost\r\n\r\n",
                 "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"}) {

@@ -57,4 +57,19 @@ class RequestTargetTest extends EmptyGraphServer {
         assertThat(RequestTarget.parse("/a//b/?q=1&q=2").rawSegments()).containsExactly("a", "b");
         assertThat(RequestTarget.parse("/a?q=1&q=2").query().get("q")).containsExactly("1", "2");
     }
+
+    @Test
+    void aFragmentIsNeitherPathNorQuery() {
+        assertThat(RequestTarget.parse("/a?branch=dev#x").query().get("branch")).containsExactly("dev");
+        RequestTarget noQuery = RequestTarget.parse("/a/b#branch=x");
+        assertThat(noQuery.rawSegments()).containsExactly("a", "b");
+        assertThat(noQuery.query()).isEmpty();
+    }
+
+    @Test
+    void anUnsatisfiableSuffixRangeIsReportedInsideTheBlob() {
+        assertThat(ByteRange.requested("bytes=-5", 0)).containsExactly(0, 0);
+        assertThat(ByteRange.requested("bytes=-0", 10)).containsExactly(10, 10);
+        assertThat(ByteRange.requested("bytes=-20", 10)).containsExactly(0, 9);
+    }
 }

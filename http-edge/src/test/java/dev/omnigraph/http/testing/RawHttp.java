@@ -92,7 +92,9 @@ public final class RawHttp implements AutoCloseable {
             headers.put(header.substring(0, colon).strip().toLowerCase(Locale.ROOT), header.substring(colon + 1).strip());
         }
         byte[] body;
-        if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
+        if (status / 100 == 1) {
+            body = new byte[0]; // an interim answer (100 Continue) has no body
+        } else if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
             body = chunked();
         } else if (headers.containsKey("content-length")) {
             body = in.readNBytes(Integer.parseInt(headers.get("content-length")));

@@ -28,9 +28,18 @@ final class ManifestCache {
      * A branch created again restarts its version numbers but not time, hence the second test.
      */
     void remember(ManifestState state) {
-        latest.merge(state.branch(), state, (kept, offered) ->
-                offered.manifestVersion() >= kept.manifestVersion()
+        latest.merge(state.branch(), state, (kept, offered) -> keepsMore(kept, offered) ? kept
+                : offered.manifestVersion() >= kept.manifestVersion()
                         || offered.manifest().versionTime().isAfter(kept.manifest().versionTime()) ? offered : kept);
+    }
+
+    /**
+     * A load of the very version a publish of this store left knows no tail; the publish's state does, so a
+     * concurrent read must not make the next publish forget it.
+     */
+    private static boolean keepsMore(ManifestState kept, ManifestState offered) {
+        return kept.manifest().sameVersionAs(offered.manifest()) && offered.tail().rows().isEmpty()
+                && !kept.tail().rows().isEmpty();
     }
 
     /** Drops {@code branch}'s entry if it still is {@code state} (a compaction moved the version under it). */

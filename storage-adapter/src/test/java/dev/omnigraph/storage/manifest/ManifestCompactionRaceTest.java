@@ -46,6 +46,16 @@ class ManifestCompactionRaceTest extends ManifestStoreTestBase {
                 ManifestBatchPublisher.MANIFEST_FRAGMENT_ROWS).block());
     }
 
+    /** As above, with the racing publish planned on a state that carries its tail (the store's own publishes). */
+    @Test
+    void aPublishCarryingItsTailStagedBeforeAFoldLandsOnceWithEveryRowIntact() throws Exception {
+        head = publisher.publish(move("main", ExpectedHead.exactly(head.id()), PERSON, 12, 13)).block();
+        head = publisher.publish(move("main", ExpectedHead.exactly(head.id()), PERSON, 13, 14)).block();
+        assertThat(store.kept("main").orElseThrow().tail().commits()).as("the store kept a tail").isEqualTo(2);
+        aPublishStagedBeforeLandsOnce(() -> ManifestFold.fold(tables, store.ref("main"),
+                ManifestBatchPublisher.MANIFEST_FRAGMENT_ROWS).block());
+    }
+
     /**
      * A fold of old fragments only and a publish that rewrites rows of the newest fragment only: disjoint but for
      * the stamp the fold writes again. Without it Lance rebased the publish past the fold, and the publish failed as
