@@ -73,54 +73,6 @@ public final class SidecarStore {
                 .then();
     }
 
-    /**
-     * As {@link #write}, for a write its writer may still {@link AbandonableWrite#abandon abandon}: the bytes are staged
-     * ({@link ObjectStore#stagePut}: a local temp file written and fsynced), then, at
-     * {@link FailpointCatalog#SIDECAR_BEFORE_RENAME}, published only if the write claims it before the writer abandons
-     * it; otherwise the staged bytes are discarded and the sidecar keeps its previous content. Emits true when written,
-     * false when abandoned. An abandoned write leaves its view entry uncertain (the next listing reads the file).
-     */
-    public Mono<Boolean> writeUnlessAbandoned(Sidecar sidecar, AbandonableWrite abandonable) {
-        return Mono.defer(() -> {
-            if (abandonable.abandoned()) {
-                return Mono.just(false);
-            }
-            String operationId = sidecar.operationId();
-            return Mono.fromCallable(() -> JSON.writeValueAsBytes(sidecar))
-                    .flatMap(bytes -> trackedWrite(operationId, sidecar, failpoints.hit(FailpointCatalog.SIDECAR_WRITE)
-                            .then(Mono.defer(() -> abandonable.abandoned() ? Mono.<ObjectStore.StagedPut>empty()
-                                    : files.stagePut(key(operationId), bytes)))
-                            .flatMap(staged -> failpoints.hit(FailpointCatalog.SIDECAR_BEFORE_RENAME)
-                                    .then(Mono.defer(() -> abandonable.claimPublish()
-                                            ? staged.publish().thenReturn(true)
-                                            : staged.discard().thenReturn(false)))
-                                    .onErrorResume(failed -> staged.discard().onErrorResume(ignored -> Mono.empty())
-                                            .then(Mono.error(failed))))
-                            .defaultIfEmpty(false)))
-                    .onErrorMap(error -> !(error instanceof OmnigraphException),
-                            error -> new StorageFault("writing sidecar " + operationId + " failed: " + error, error));
-        });
-    }
-
-    /** As {@link #tracked} for a write that may end without writing (false): that settles nothing for sure. */
-    private Mono<Boolean> trackedWrite(String operationId, Sidecar sidecar, Mono<Boolean> io) {
-        if (view == null) {
-            return io;
-        }
-        return Mono.defer(() -> {
-            long stamp = view.begin(operationId);
-            return io.doOnSuccess(written -> {
-                        if (Boolean.TRUE.equals(written)) {
-                            view.written(operationId, stamp, sidecar);
-                        } else {
-                            view.unsettled(operationId, stamp);
-                        }
-                    })
-                    .doOnError(failed -> view.unsettled(operationId, stamp))
-                    .doOnCancel(() -> view.unsettled(operationId, stamp));
-        });
-    }
-
     /** Reads one sidecar from storage; with a view, what it finds also settles the view's entry (see {@link SidecarView#observed}). */
     public Mono<Optional<Sidecar>> read(String operationId) {
         Mono<Optional<Sidecar>> fromDisk = files.get(key(operationId)).map(bytes -> bytes.map(content -> parse(operationId, content)));

@@ -28,22 +28,6 @@ public final class CountingObjectStore implements ObjectStore {
         return counted(StorageCallCounter.Call.OBJECT_PUT, () -> delegate.put(key, bytes));
     }
 
-    /** Counted as one put: staging (the temp file and its fsync) and publishing (the rename) each add their time. */
-    @Override
-    public Mono<StagedPut> stagePut(String key, byte[] bytes) {
-        return counted(StorageCallCounter.Call.OBJECT_PUT, () -> delegate.stagePut(key, bytes)).map(staged -> new StagedPut() {
-            @Override
-            public Mono<Void> publish() {
-                return counter.timed(StorageCallCounter.Call.OBJECT_PUT, staged::publish);
-            }
-
-            @Override
-            public Mono<Void> discard() {
-                return staged.discard();
-            }
-        });
-    }
-
     @Override
     public Mono<Boolean> putIfAbsent(String key, byte[] bytes) {
         return counted(StorageCallCounter.Call.OBJECT_PUT_IF_ABSENT, () -> delegate.putIfAbsent(key, bytes));

@@ -52,16 +52,10 @@ public final class FailpointCatalog {
     public static final String SIDECAR_DELETE = "recovery.sidecar_delete";
     public static final String SIDECAR_LIST = "recovery.sidecar_list";
     public static final String AUDIT_RECORD = "recovery.audit_record";
-    /**
-     * A sidecar write its writer may still abandon (a write's confirmation: {@code SidecarStore.writeUnlessAbandoned}),
-     * hit with its bytes staged (a local store's temp file written and fsynced) just before it is published or,
-     * abandoned meanwhile, discarded.
-     */
-    public static final String SIDECAR_BEFORE_RENAME = "recovery.sidecar_before_rename";
 
     public static final List<String> RECOVERY_POINTS = List.of("recovery.before_plan_write", "recovery.after_plan_write",
             "recovery.after_restore:<n>", "recovery.after_rollback_publish", "recovery.after_forward_publish",
-            AUDIT_RECORD, "recovery.after_audit", SIDECAR_WRITE, SIDECAR_BEFORE_RENAME, SIDECAR_DELETE, SIDECAR_LIST);
+            AUDIT_RECORD, "recovery.after_audit", SIDECAR_WRITE, SIDECAR_DELETE, SIDECAR_LIST);
 
     /**
      * The bulk open-time sweep, in order: every sidecar classified; the roll-forward of one branch published;

@@ -118,14 +118,6 @@ public final class Failpoints {
         hits.remove(name);
     }
 
-    /**
-     * Whether {@code name} is armed. A writer that may skip a step (a write's confirmation, abandoned when its publish
-     * landed first) keeps it while the step's point is armed, so the test or crash case that armed it reaches it.
-     */
-    public boolean isArmed(String name) {
-        return armed.containsKey(name);
-    }
-
     /** Completes empty when {@code name} is unarmed; otherwise dies, fails, waits or parks as armed. */
     public Mono<Void> hit(String name) {
         Action action = armed.get(name);

@@ -60,38 +60,6 @@ public final class LocalObjectStore implements ObjectStore {
         });
     }
 
-    /**
-     * The put's temp file written and fsynced; publishing renames it over the target and fsyncs the directory (what
-     * {@link #put} does next), discarding deletes it. Either runs once; until then the temp file is never listed.
-     */
-    @Override
-    public Mono<StagedPut> stagePut(String key, byte[] bytes) {
-        return storage.call(() -> {
-            Path target = resolve(key);
-            Path temp = writeTemp(target, bytes);
-            return new StagedPut() {
-                @Override
-                public Mono<Void> publish() {
-                    return storage.run(() -> {
-                        try {
-                            Files.move(temp, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-                        } catch (IOException e) {
-                            Files.deleteIfExists(temp);
-                            throw fault("put", key, e);
-                        }
-                        fsyncDirectory(target.getParent());
-                    });
-                }
-
-                @Override
-                public Mono<Void> discard() {
-                    return storage.run(() -> Files.deleteIfExists(temp));
-                }
-            };
-        });
-    }
-
     @Override
     public Mono<Boolean> putIfAbsent(String key, byte[] bytes) {
         return storage.call(() -> {

@@ -16,37 +16,6 @@ public interface ObjectStore {
     Mono<Void> put(String key, byte[] bytes);
 
     /**
-     * A put split at its commit point: {@link #stagePut} did everything that leaves readers unaffected, then exactly
-     * one of {@link #publish} (the bytes become {@code key}'s, durably, as {@link #put} makes them) or
-     * {@link #discard} (nothing ever becomes visible, and whatever was staged is removed) is called.
-     */
-    interface StagedPut {
-        Mono<Void> publish();
-
-        Mono<Void> discard();
-    }
-
-    /**
-     * Stages a {@link #put} of {@code key} up to the point where it becomes visible, so a caller can still abandon it
-     * (a local store writes and fsyncs its temp file; publishing renames it). A store whose put is one atomic call (an
-     * object store) stages nothing: publishing is the whole put, discarding is free. Staged leftovers are never
-     * listed, like a put's temp files.
-     */
-    default Mono<StagedPut> stagePut(String key, byte[] bytes) {
-        return Mono.fromSupplier(() -> new StagedPut() {
-            @Override
-            public Mono<Void> publish() {
-                return put(key, bytes);
-            }
-
-            @Override
-            public Mono<Void> discard() {
-                return Mono.empty();
-            }
-        });
-    }
-
-    /**
      * Atomically creates {@code key} only if it does not exist; emits false (and writes nothing) when it exists.
      * Callers write bytes unique to the call (an id): a store may recognise its own retried create by them.
      */

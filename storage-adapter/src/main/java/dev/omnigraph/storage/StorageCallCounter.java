@@ -66,14 +66,6 @@ public final class StorageCallCounter {
         });
     }
 
-    /** Times one more part of a call already counted (e.g. a staged put's publish), without counting it again. */
-    <T> Mono<T> timed(Call call, Supplier<Mono<T>> work) {
-        return Mono.defer(() -> {
-            Stopwatch watch = new Stopwatch(call);
-            return work.get().doOnSuccess(value -> watch.stop()).doOnError(error -> watch.stop()).doOnCancel(watch::stop);
-        });
-    }
-
     /** As {@link #counted(Call, Supplier)} for a stream: timed until it completes, fails or is cancelled. */
     <T> Flux<T> countedFlux(Call call, Supplier<Flux<T>> work) {
         return Flux.defer(() -> {

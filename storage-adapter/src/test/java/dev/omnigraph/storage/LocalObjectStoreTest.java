@@ -32,31 +32,6 @@ class LocalObjectStoreTest {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** The files of {@code __recovery/} as the disk has them, temp files included. */
-    List<String> onDisk() throws Exception {
-        try (var files = Files.list(root.resolve("__recovery"))) {
-            return files.map(path -> path.getFileName().toString()).sorted().toList();
-        }
-    }
-
-    @Test
-    void aStagedPutIsInvisibleUntilPublishedAndADiscardedOneLeavesNothing() throws Exception {
-        store.put("__recovery/a.json", utf8("armed")).block();
-        ObjectStore.StagedPut kept = store.stagePut("__recovery/a.json", utf8("confirmed")).block();
-        assertThat(onDisk()).hasSize(2).anySatisfy(name -> assertThat(name).startsWith("a.json#"));
-        assertThat(store.list("__recovery/").block()).containsExactly("__recovery/a.json");
-        assertThat(new String(store.get("__recovery/a.json").block().orElseThrow(), StandardCharsets.UTF_8)).isEqualTo("armed");
-        kept.publish().block();
-        assertThat(new String(store.get("__recovery/a.json").block().orElseThrow(), StandardCharsets.UTF_8)).isEqualTo("confirmed");
-        assertThat(onDisk()).containsExactly("a.json");
-
-        ObjectStore.StagedPut dropped = store.stagePut("__recovery/a.json", utf8("never")).block();
-        assertThat(store.delete("__recovery/a.json").block()).isTrue();
-        dropped.discard().block();
-        assertThat(onDisk()).isEmpty();
-        assertThat(store.list("__recovery/").block()).isEmpty();
-    }
-
     @Test
     void putGetReplaceDeleteExists() {
         assertThat(store.get("__recovery/a.json").block()).isEmpty();

@@ -1,6 +1,5 @@
 package dev.omnigraph.engine.write;
 
-import dev.omnigraph.recovery.AbandonableWrite;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.FailpointCatalog;
@@ -16,9 +15,7 @@ import java.util.Optional;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Signal;
 
 /**
  * Steps 8 and 9 of an armed write: the confirmation and the publish run side by side once every table commit
@@ -74,43 +71,21 @@ final class ConfirmAndPublish {
                         .onErrorResume(Mispredicted.class, mispredicted -> fromLanded))
                 .orElse(fromLanded)
                 .delayUntil(commit -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_PUBLISH)));
-        AbandonableWrite confirmation = new AbandonableWrite();
-        String afterConfirm = FailpointCatalog.point(points, FailpointCatalog.AFTER_CONFIRM);
         Mono<Void> confirming = landed
-                .flatMap(done -> ctx.sidecars().writeUnlessAbandoned(IntentRecords.confirmed(armed, done.committed()), confirmation))
-                .flatMap(written -> written
-                        ? ctx.failpoints().hit(afterConfirm)
-                        : Mono.<Void>empty());
-        return Mono.defer(() -> {
-            // The confirmation starts now, beside the publish; its end is awaited only when it can still matter.
-            Mono<Signal<Void>> confirmed = confirming.materialize().cache();
-            Disposable started = confirmed.subscribe();
-            return publishing.materialize().flatMap(published -> {
-                if (published.hasValue() && !ctx.failpoints().isArmed(afterConfirm) && confirmation.abandon()) {
-                    // Published before the confirmation reached its rename: recovery now finds the commit visible
-                    // whatever the sidecar says, so the confirmation is abandoned (its staged bytes are discarded,
-                    // never renamed over the sidecar) and the sidecar can be removed at once. A test or crash case
-                    // that armed after_confirm keeps the confirmation, so that point is still reached.
-                    return Mono.just(published.get());
+                .flatMap(done -> ctx.sidecars().write(IntentRecords.confirmed(armed, done.committed())))
+                .then(Mono.defer(() -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_CONFIRM))));
+        return Mono.zip(publishing.materialize(), confirming.materialize()).flatMap(both -> {
+            if (both.getT1().hasValue()) {
+                if (both.getT2().isOnError()) {
+                    LOG.warn("write {} published, but its confirmation failed (the sidecar is removed next): {}",
+                            lineage.commitId(), both.getT2().getThrowable().toString());
                 }
-                return confirmed.flatMap(ended -> settle(lineage, published, ended));
-            }).doOnCancel(started::dispose);
-        });
-    }
-
-    /** Once both ended: the commit if it was published (a failed confirmation only logged), else the first error. */
-    private static Mono<GraphCommit> settle(IntentRecords.LineageIntent lineage, Signal<GraphCommit> published,
-                                            Signal<Void> confirmed) {
-        if (published.hasValue()) {
-            if (confirmed.isOnError()) {
-                LOG.warn("write {} published, but its confirmation failed (the sidecar is removed next): {}",
-                        lineage.commitId(), confirmed.getThrowable().toString());
+                return Mono.just(both.getT1().get());
             }
-            return Mono.just(published.get());
-        }
-        Throwable failure = confirmed.isOnError() ? confirmed.getThrowable() : published.getThrowable();
-        return Mono.error(failure != null ? failure
-                : new IllegalStateException("publish of " + lineage.commitId() + " ended without a commit"));
+            Throwable failure = both.getT2().isOnError() ? both.getT2().getThrowable() : both.getT1().getThrowable();
+            return Mono.error(failure != null ? failure
+                    : new IllegalStateException("publish of " + lineage.commitId() + " ended without a commit"));
+        });
     }
 
     /**

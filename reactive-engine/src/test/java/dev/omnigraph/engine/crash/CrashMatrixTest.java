@@ -120,10 +120,6 @@ class CrashMatrixTest {
                 // Dies writing the confirm while its publish fails (every table committed, the sidecar still
                 // Armed, nothing published): rolled back.
                 Arguments.of("mutation.before_manifest_commit=error," + FailpointCatalog.SIDECAR_WRITE + "=exit@2", false, back),
-                // Dies with its confirmation staged (temp file fsynced, not renamed) while its publish fails: the
-                // temp file is never listed, the sidecar is still Armed, nothing published: rolled back.
-                Arguments.of("mutation.before_manifest_commit=error," + FailpointCatalog.SIDECAR_BEFORE_RENAME + "=exit",
-                        false, back),
                 // Confirmed while its publish fails, dies before compensating: rolled forward by the next open.
                 Arguments.of("mutation.before_manifest_commit=error,mutation.after_confirm=exit", true,
                         RecoveryRecord.Kind.RolledForward),
