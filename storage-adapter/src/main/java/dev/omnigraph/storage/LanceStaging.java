@@ -278,7 +278,7 @@ final class LanceStaging {
                 throw new BadRequest("staged transaction " + staged + " was already committed or discarded");
             }
             try (Dataset committed = staged.transaction().commit()) {
-                return committedVersion(staged.ref(), committed);
+                return committedVersion(staged, committed);
             } catch (Exception e) {
                 throw LanceFailures.translate("commit", staged.ref(), staged.identity().readVersion(), e);
             } finally {
@@ -391,15 +391,28 @@ final class LanceStaging {
         return keys;
     }
 
-    private static CommittedVersion committedVersion(TableRef ref, Dataset committed) {
-        TransactionIdentity achieved = committed.readTransaction()
-                .map(TransactionIdentity::of)
-                .orElseThrow(() -> new IllegalStateException("Lance recorded no transaction for version " + committed.version()));
-        TableSnapshot landed = LanceDatasets.snapshotOf(ref, committed);
-        Optional<CommittedVersion.NewestFragment> newest = committed.getFragments().stream()
+    /**
+     * What the commit of {@code staged} achieved, read from the dataset the commit returned. The transaction is read
+     * back only when the commit did not land at its read version + 1: Lance writes version read + 1 only when nothing
+     * came between (the version's manifest is created exclusively), so that version is this transaction, unrebased,
+     * and its identity is the staged one; a commit that landed later was rebased over other commits, and callers
+     * must see what Lance recorded for it. (This reads back only a version this commit produced, never an index
+     * build's or a fork's, whose {@code readTransaction()} aborts the JVM.) The fragments are listed once, for the
+     * snapshot's count and the newest fragment.
+     */
+    private static CommittedVersion committedVersion(LanceStagedHandle staged, Dataset committed) {
+        long version = committed.version();
+        TransactionIdentity planned = staged.identity();
+        TransactionIdentity achieved = version == planned.readVersion() + 1 ? planned
+                : committed.readTransaction().map(TransactionIdentity::of)
+                        .orElseThrow(() -> new IllegalStateException("Lance recorded no transaction for version " + version));
+        List<Fragment> fragments = committed.getFragments();
+        TableSnapshot landed = new TableSnapshot(staged.ref(), version, committed.getSchema(), committed.countRows(),
+                fragments.size(), committed.getVersion().getDataTime().toInstant());
+        Optional<CommittedVersion.NewestFragment> newest = fragments.stream()
                 .max(Comparator.comparingInt(Fragment::getId))
                 .map(fragment -> new CommittedVersion.NewestFragment(fragment.getId(), fragment.metadata().getPhysicalRows()));
-        return new CommittedVersion(landed.version(), achieved, landed.rowCount(), Optional.of(landed), newest);
+        return new CommittedVersion(version, achieved, landed.rowCount(), Optional.of(landed), newest);
     }
 
     private static LanceStagedHandle own(StagedHandle handle) {

@@ -191,6 +191,39 @@ class LanceTableStorageTest extends LanceStorageTestBase {
         assertThat(rebased.transaction().uuid()).isEqualTo(b.identity().uuid());
     }
 
+    /**
+     * A commit that lands at its read version + 1 reports the staged identity without reading the transaction back:
+     * it must be exactly what Lance recorded, for every kind of staged operation, and the snapshot it reports must
+     * be what opening that version reads.
+     */
+    @Test
+    void anExactCommitReportsWhatLanceRecordedForEveryStagedKind() {
+        TableSnapshot base = appendCommitted(createPeople("people"), people(0, 10));
+        List<StagedHandle> handles = new ArrayList<>();
+        TableSnapshot at = base;
+        for (int kind = 0; kind < 5; kind++) {
+            Map<String, String> properties = TransactionIdentity.withIntent(Map.of("k", "v" + kind), "01INTENT" + kind);
+            StagedHandle handle = switch (kind) {
+                case 0 -> storage.stageAppend(at, people(10, 12), properties).block();
+                case 1 -> storage.stageUpsert(at, List.of(person("p1", 100), person("p30", 30)), "id", properties).block();
+                case 2 -> storage.stageDelete(at, "id = 'p2'", properties).block().orElseThrow();
+                case 3 -> storage.stageRestore(at.ref(), base.version()).block();
+                default -> storage.stageOverwrite(at, people(0, 3), properties).block();
+            };
+            CommittedVersion committed = storage.commitStaged(handle).block();
+            assertThat(committed.isExactly(handle.identity())).as(handle.operation()).isTrue();
+            assertThat(storage.transactionAt(at.ref(), committed.version()).block()).as(handle.operation())
+                    .contains(committed.transaction());
+            TableSnapshot opened = latest(at.ref());
+            assertThat(committed.snapshot()).as(handle.operation()).contains(opened);
+            assertThat(committed.rowCount()).isEqualTo(opened.rowCount());
+            handles.add(handle);
+            at = opened;
+        }
+        assertThat(handles).extracting(StagedHandle::operation)
+                .containsExactly("Append", "Update", "Delete", "Restore", "Overwrite");
+    }
+
     @Test
     void stagedUpsertReplacesAndInsertsInOneVersion() {
         TableSnapshot base = appendCommitted(createPeople("people"), people(0, 10));
