@@ -209,7 +209,10 @@ class BranchTest extends ConstrainedGraphTest {
         graph.createBranch("b", Optional.empty()).block();
         mutate("b", "addPerson", Map.of("name", "Cy", "age", 1));
         String staleHead = graph.snapshot(ReadTarget.branch("b")).block().graphCommitId().orElseThrow();
+        assertThat(graph.manifest().kept("b")).isPresent();
         graph.deleteBranch("b").block();
+        // Its kept state (row addresses, tail) must not serve the next incarnation, whose versions start over.
+        assertThat(graph.manifest().kept("b")).isEmpty();
         BranchResult.Created again = graph.createBranch("b", Optional.empty()).block();
         assertThat(people("b")).containsExactly("Ada", "Bob");
         // A writer still holding the old incarnation's head is refused, nothing lands.

@@ -90,6 +90,7 @@ public final class BranchControl {
                 return underGates(name, tableKeys, () -> ctx.manifest().branchIdentity(name)
                         .flatMap(identity -> requireNoDependents(name).then(ctx.manifest().load(name))
                                 .flatMap(state -> removeAuthority(name, identity)
+                                        .then(Mono.fromRunnable(() -> ctx.manifest().forget(name)))
                                         .then(ctx.failpoints().hit(FailpointCatalog.BRANCH_AFTER_DELETE_AUTHORITY))
                                         .then(discardOrphans(name))
                                         .then(reclaimForks(name, state)))));

@@ -42,6 +42,11 @@ final class ManifestCache {
                 && !kept.tail().rows().isEmpty();
     }
 
+    /** Drops {@code branch}'s entry, whatever it is (the branch was deleted). */
+    void drop(String branch) {
+        latest.remove(branch);
+    }
+
     /** Drops {@code branch}'s entry if it still is {@code state} (a compaction moved the version under it). */
     void forget(ManifestState state) {
         latest.remove(state.branch(), state);

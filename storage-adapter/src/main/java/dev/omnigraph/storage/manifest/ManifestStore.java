@@ -134,6 +134,14 @@ public final class ManifestStore {
         cache.remember(state);
     }
 
+    /**
+     * {@code graphBranch} was deleted: its kept state (row addresses, tail) must never be planned on by a branch
+     * created again under the name, whose version numbers start over.
+     */
+    public void forget(String graphBranch) {
+        cache.drop(graphBranch);
+    }
+
     /** Something other than a publish (a compaction) moved the manifest past {@code state}. */
     void superseded(ManifestState state) {
         cache.forget(state);
