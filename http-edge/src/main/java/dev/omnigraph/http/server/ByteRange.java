@@ -9,19 +9,16 @@ final class ByteRange {
 
     /**
      * What an unsatisfiable (but well-formed) range asked for, as the inclusive {@code [start, end]} of the 416's
-     * {@code blob_range} detail: a suffix of n bytes starts n bytes before the end, an open range ends at the last
-     * byte.
+     * {@code blob_range} detail: a suffix of n bytes starts n bytes before the end (never before the first byte), and
+     * a suffix or an open range ends at the last byte ({@code length - 1}, even where that is before the start).
      */
     static long[] requested(String header, long length) {
         String spec = header.trim().substring("bytes=".length()).trim();
         int dash = spec.indexOf('-');
         String a = spec.substring(0, dash).trim();
         String b = spec.substring(dash + 1).trim();
-        if (a.isEmpty()) { // never before the first byte, and never an end before the start (an empty blob)
-            long start = Math.max(0, length - Long.parseLong(b));
-            return new long[] {start, Math.max(start, length - 1)};
-        }
-        return new long[] {Long.parseLong(a), b.isEmpty() ? length - 1 : Long.parseLong(b)};
+        long start = a.isEmpty() ? Math.max(0, length - Long.parseLong(b)) : Long.parseLong(a);
+        return new long[] {start, !a.isEmpty() && !b.isEmpty() ? Long.parseLong(b) : length - 1};
     }
 
     /**
@@ -38,6 +35,11 @@ final class ByteRange {
         if (dash < 0) throw HttpProblem.badRequest("Range must be bytes=first-last, got " + header);
         String a = spec.substring(0, dash).trim();
         String b = spec.substring(dash + 1).trim();
+        if (!a.chars().allMatch(Character::isDigit) || !b.chars().allMatch(Character::isDigit)
+                || a.isEmpty() && b.isEmpty()) {
+            // Digits only: Long.parseLong would take a sign ("bytes=--5", "bytes=-+5") as part of the number.
+            throw HttpProblem.badRequest("Range must be bytes=first-last with decimal positions, got " + header);
+        }
         try {
             if (a.isEmpty()) { // suffix: the last n bytes
                 long n = Long.parseLong(b);

@@ -140,6 +140,13 @@ final class ConnectionGuard {
 
                 @Override
                 public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                    if (refused) {
+                        // A route's answer queued before the refusal went out: the refusal (written below the
+                        // codec) is the connection's last word.
+                        ReferenceCountUtil.release(msg);
+                        promise.setSuccess();
+                        return;
+                    }
                     if (msg instanceof HttpResponse response) {
                         interim = response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
                         responseStarted |= !interim;

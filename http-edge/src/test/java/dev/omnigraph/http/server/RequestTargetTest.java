@@ -67,9 +67,13 @@ class RequestTargetTest extends EmptyGraphServer {
     }
 
     @Test
-    void anUnsatisfiableSuffixRangeIsReportedInsideTheBlob() {
-        assertThat(ByteRange.requested("bytes=-5", 0)).containsExactly(0, 0);
-        assertThat(ByteRange.requested("bytes=-0", 10)).containsExactly(10, 10);
+    void anUnsatisfiableRangeNeverStartsBeforeTheFirstByteAndSignsAreRefused() {
+        assertThat(ByteRange.requested("bytes=-5", 0)).containsExactly(0, -1);
+        assertThat(ByteRange.requested("bytes=-0", 10)).containsExactly(10, 9);
         assertThat(ByteRange.requested("bytes=-20", 10)).containsExactly(0, 9);
+        assertThat(ByteRange.requested("bytes=20-", 10)).containsExactly(20, 9);
+        for (String signed : List.of("bytes=--5", "bytes=-+5", "bytes=+1-2", "bytes=-")) {
+            assertThatThrownBy(() -> ByteRange.parse(signed, 10)).as(signed).isInstanceOf(HttpProblem.class);
+        }
     }
 }

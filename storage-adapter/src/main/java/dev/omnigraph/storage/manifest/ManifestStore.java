@@ -135,8 +135,9 @@ public final class ManifestStore {
     }
 
     /**
-     * {@code graphBranch} was deleted: its kept state (row addresses, tail) must never be planned on by a branch
-     * created again under the name, whose version numbers start over.
+     * {@code graphBranch} was deleted through this store: the state it kept (row addresses, tail) must never be
+     * planned on by a branch created again under the name, whose version numbers start over. (Other stores on the
+     * root keep theirs until their next load, which the recheck under the gates makes before any publish.)
      */
     public void forget(String graphBranch) {
         cache.drop(graphBranch);
