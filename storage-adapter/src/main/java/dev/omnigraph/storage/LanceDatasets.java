@@ -73,8 +73,13 @@ final class LanceDatasets {
     }
 
     static TableSnapshot snapshotOf(TableRef ref, Dataset dataset) {
-        return new TableSnapshot(ref, dataset.version(), dataset.getSchema(), dataset.countRows(),
-                dataset.getFragments().size(), dataset.getVersion().getDataTime().toInstant());
+        return snapshotOf(ref, dataset, dataset.getFragments().size());
+    }
+
+    /** As {@link #snapshotOf(TableRef, Dataset)}, with the fragment count a caller already listed. */
+    static TableSnapshot snapshotOf(TableRef ref, Dataset dataset, int fragmentCount) {
+        return new TableSnapshot(ref, dataset.version(), dataset.getSchema(), dataset.countRows(), fragmentCount,
+                dataset.getVersion().getDataTime().toInstant());
     }
 
     static List<LanceBranch> branchesOf(String path, BufferAllocator allocator) {

@@ -407,8 +407,7 @@ final class LanceStaging {
                 : committed.readTransaction().map(TransactionIdentity::of)
                         .orElseThrow(() -> new IllegalStateException("Lance recorded no transaction for version " + version));
         List<Fragment> fragments = committed.getFragments();
-        TableSnapshot landed = new TableSnapshot(staged.ref(), version, committed.getSchema(), committed.countRows(),
-                fragments.size(), committed.getVersion().getDataTime().toInstant());
+        TableSnapshot landed = LanceDatasets.snapshotOf(staged.ref(), committed, fragments.size());
         Optional<CommittedVersion.NewestFragment> newest = fragments.stream()
                 .max(Comparator.comparingInt(Fragment::getId))
                 .map(fragment -> new CommittedVersion.NewestFragment(fragment.getId(), fragment.metadata().getPhysicalRows()));
