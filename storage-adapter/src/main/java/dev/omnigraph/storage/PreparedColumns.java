@@ -277,131 +277,66 @@ public final class PreparedColumns {
      * comes back exactly): which Java values it takes (exactly those {@link ArrowRows#build} writes as is), how a
      * value becomes the long, and how the long is set into the type's vector.
      */
+    /** One fixed-width Arrow type: which Java values it takes (exactly as ArrowRows), as a long, and back. */
     private enum Fixed {
-        BOOL {
-            @Override
-            boolean accepts(Object value) {
-                return value instanceof Boolean;
-            }
+        BOOL(value -> value instanceof Boolean, value -> (Boolean) value ? 1 : 0,
+                (vector, row, value) -> ((BitVector) vector).set(row, (int) value)),
+        // as ArrowRows: an Int32 column takes Integer only
+        INT32(value -> value instanceof Integer, value -> (Integer) value,
+                (vector, row, value) -> ((IntVector) vector).set(row, (int) value)),
+        INT64(value -> value instanceof Long || value instanceof Integer, value -> ((Number) value).longValue(),
+                (vector, row, value) -> ((BigIntVector) vector).set(row, value)),
+        // as ArrowRows: a Float32 column takes Float only; floats travel as their bits
+        FLOAT32(value -> value instanceof Float, value -> Float.floatToRawIntBits((Float) value),
+                (vector, row, value) -> ((Float4Vector) vector).set(row, Float.intBitsToFloat((int) value))),
+        FLOAT64(value -> value instanceof Double || value instanceof Float,
+                value -> Double.doubleToRawLongBits(((Number) value).doubleValue()),
+                (vector, row, value) -> ((Float8Vector) vector).set(row, Double.longBitsToDouble(value))),
+        // days since the epoch; a LocalDate beyond an int's days is left to ArrowRows (which refuses it)
+        DATE_DAY(value -> value instanceof LocalDate date && date.toEpochDay() == (int) date.toEpochDay(),
+                value -> ((LocalDate) value).toEpochDay(),
+                (vector, row, value) -> ((DateDayVector) vector).set(row, (int) value)),
+        // milliseconds since the epoch; an Instant beyond a long's milliseconds is left to ArrowRows
+        DATE_MILLI(Fixed::isMillisInstant, value -> ((Instant) value).toEpochMilli(),
+                (vector, row, value) -> ((DateMilliVector) vector).set(row, value));
 
-            @Override
-            long encode(Object value) {
-                return (Boolean) value ? 1 : 0;
-            }
+        @FunctionalInterface
+        private interface Setter {
+            void set(BaseFixedWidthVector vector, int row, long value);
+        }
 
-            @Override
-            void set(BaseFixedWidthVector vector, int row, long value) {
-                ((BitVector) vector).set(row, (int) value);
-            }
-        },
-        INT32 { // as ArrowRows: an Int32 column takes Integer only
-            @Override
-            boolean accepts(Object value) {
-                return value instanceof Integer;
-            }
+        private final java.util.function.Predicate<Object> accepts;
+        private final java.util.function.ToLongFunction<Object> encode;
+        private final Setter setter;
 
-            @Override
-            long encode(Object value) {
-                return (Integer) value;
-            }
+        Fixed(java.util.function.Predicate<Object> accepts, java.util.function.ToLongFunction<Object> encode,
+              Setter setter) {
+            this.accepts = accepts;
+            this.encode = encode;
+            this.setter = setter;
+        }
 
-            @Override
-            void set(BaseFixedWidthVector vector, int row, long value) {
-                ((IntVector) vector).set(row, (int) value);
-            }
-        },
-        INT64 {
-            @Override
-            boolean accepts(Object value) {
-                return value instanceof Long || value instanceof Integer;
-            }
+        boolean accepts(Object value) {
+            return accepts.test(value);
+        }
 
-            @Override
-            long encode(Object value) {
-                return ((Number) value).longValue();
-            }
+        long encode(Object value) {
+            return encode.applyAsLong(value);
+        }
 
-            @Override
-            void set(BaseFixedWidthVector vector, int row, long value) {
-                ((BigIntVector) vector).set(row, value);
-            }
-        },
-        FLOAT32 { // as ArrowRows: a Float32 column takes Float only
-            @Override
-            boolean accepts(Object value) {
-                return value instanceof Float;
-            }
+        void set(BaseFixedWidthVector vector, int row, long value) {
+            setter.set(vector, row, value);
+        }
 
-            @Override
-            long encode(Object value) {
-                return Float.floatToRawIntBits((Float) value);
+        private static boolean isMillisInstant(Object value) {
+            if (!(value instanceof Instant instant)) return false;
+            try {
+                instant.toEpochMilli();
+                return true;
+            } catch (ArithmeticException overflow) {
+                return false;
             }
-
-            @Override
-            void set(BaseFixedWidthVector vector, int row, long value) {
-                ((Float4Vector) vector).set(row, Float.intBitsToFloat((int) value));
-            }
-        },
-        FLOAT64 {
-            @Override
-            boolean accepts(Object value) {
-                return value instanceof Double || value instanceof Float;
-            }
-
-            @Override
-            long encode(Object value) {
-                return Double.doubleToRawLongBits(((Number) value).doubleValue());
-            }
-
-            @Override
-            void set(BaseFixedWidthVector vector, int row, long value) {
-                ((Float8Vector) vector).set(row, Double.longBitsToDouble(value));
-            }
-        },
-        DATE_DAY { // days since the epoch; a LocalDate beyond an int's days is left to ArrowRows (which refuses it)
-            @Override
-            boolean accepts(Object value) {
-                return value instanceof LocalDate date && date.toEpochDay() == (int) date.toEpochDay();
-            }
-
-            @Override
-            long encode(Object value) {
-                return ((LocalDate) value).toEpochDay();
-            }
-
-            @Override
-            void set(BaseFixedWidthVector vector, int row, long value) {
-                ((DateDayVector) vector).set(row, (int) value);
-            }
-        },
-        DATE_MILLI { // milliseconds since the epoch; an Instant beyond a long's milliseconds is left to ArrowRows
-            @Override
-            boolean accepts(Object value) {
-                if (!(value instanceof Instant instant)) return false;
-                try {
-                    instant.toEpochMilli();
-                    return true;
-                } catch (ArithmeticException overflow) {
-                    return false;
-                }
-            }
-
-            @Override
-            long encode(Object value) {
-                return ((Instant) value).toEpochMilli();
-            }
-
-            @Override
-            void set(BaseFixedWidthVector vector, int row, long value) {
-                ((DateMilliVector) vector).set(row, value);
-            }
-        };
-
-        abstract boolean accepts(Object value);
-
-        abstract long encode(Object value);
-
-        abstract void set(BaseFixedWidthVector vector, int row, long value);
+        }
 
         /** The handling of {@code type}, or null for a type this encoder leaves to ArrowRows. */
         static Fixed of(ArrowType type) {
