@@ -1,6 +1,7 @@
 package dev.omnigraph.storage;
 
-import com.lancedb.lance.Dataset;
+import org.lance.Dataset;
+import org.lance.Ref;
 import dev.omnigraph.storage.error.Conflict;
 import dev.omnigraph.storage.error.NotFound;
 import java.util.List;
@@ -17,23 +18,35 @@ final class LanceBranchOps {
 
     Mono<LanceBranch> create(TableRef from, long fromVersion, String name) {
         LanceBranchNames.requireValid(name);
-        return datasets.with("createBranch", from, OptionalLong.empty(), (dataset, allocator) -> {
+        return datasets.with("createBranch", TableRef.main(from.path()), OptionalLong.empty(), (dataset, allocator) -> {
             List<String> live = LanceDatasets.branchesOf(from.path(), allocator).stream().map(LanceBranch::name).toList();
             if (live.contains(name)) {
                 throw new Conflict("branch " + name + " already exists on " + from.path());
             }
             LanceBranchNames.requireDisjoint(name, live);
             BranchTrees.reclaimOrphanTree(from.path(), name);
-            // Branching from a branch only works through a dataset opened on that branch (lance-java.md §7).
-            try (Dataset fork = from.branch().isPresent()
-                    ? dataset.branches().create(name, fromVersion, from.branch().get())
-                    : dataset.branches().create(name, fromVersion)) {
+            try (Dataset fork = fork(dataset, from, fromVersion, name)) {
                 // The returned dataset has no allocator; it is only closed.
             }
             return LanceDatasets.branchesOf(from.path(), allocator).stream()
                     .filter(branch -> branch.name().equals(name)).findFirst()
                     .orElseThrow(() -> new NotFound("branch", name, "branch " + name + " vanished right after creation"));
         });
+    }
+
+    /**
+     * Forks {@code name} off {@code from} at {@code fromVersion}. Lance 7 forks a branch off a branch correctly only
+     * through a dataset checked out on the parent branch: called on main's object with the parent's ref it records
+     * the right parent but takes main's data at that version (lance-java-7.md §8).
+     */
+    private static Dataset fork(Dataset main, TableRef from, long fromVersion, String name) {
+        if (from.branch().isEmpty()) {
+            return main.createBranch(name, Ref.ofMain(fromVersion));
+        }
+        String parent = from.branch().get();
+        try (Dataset onParent = main.checkout(Ref.ofBranch(parent))) {
+            return onParent.createBranch(name, Ref.ofBranch(parent, fromVersion));
+        }
     }
 
     Mono<Void> delete(String path, String name) {

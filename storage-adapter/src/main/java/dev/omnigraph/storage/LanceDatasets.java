@@ -1,9 +1,9 @@
 package dev.omnigraph.storage;
 
-import com.lancedb.lance.Branch;
-import com.lancedb.lance.Dataset;
-import com.lancedb.lance.ReadOptions;
-import com.lancedb.lance.WriteParams;
+import org.lance.Branch;
+import org.lance.Dataset;
+import org.lance.ReadOptions;
+import org.lance.WriteParams;
 import dev.omnigraph.storage.error.NotFound;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -20,8 +20,12 @@ import reactor.core.publisher.Mono;
  * leaked Arrow buffer fails the allocator's close).
  */
 final class LanceDatasets {
-    /** Lance 0.39 calls 2.2 unstable ("may not be readable in the future"); data we keep must use the stable format. */
-    static final WriteParams.LanceFileVersion FILE_VERSION = WriteParams.LanceFileVersion.STABLE;
+    /**
+     * The data-file format of tables this build creates (docs/architecture.md, "File format"). A table keeps the
+     * format it was created with: Lance refuses a commit that mixes file versions, so staged files are written in
+     * the table's own format ({@link #formatOf}).
+     */
+    static final String NEW_TABLE_FORMAT = "2.1";
 
     private final StorageScheduler storage;
     private final BufferAllocator rootAllocator = new RootAllocator();
@@ -46,7 +50,7 @@ final class LanceDatasets {
     static Dataset open(BufferAllocator allocator, TableRef ref, OptionalLong version) {
         ReadOptions.Builder options = new ReadOptions.Builder().setStorageOptions(LanceStorageOptions.forUri(ref.uri()));
         if (version.isPresent()) {
-            options.setVersion(Math.toIntExact(version.getAsLong()));
+            options.setVersion(version.getAsLong());
         }
         return Dataset.open(allocator, ref.uri(), options.build());
     }
@@ -70,6 +74,11 @@ final class LanceDatasets {
                 throw LanceFailures.translate(operation, ref, e);
             }
         });
+    }
+
+    /** The data-file format {@code dataset} was created with ("2.0" for tables of the 0.39 builds). */
+    static String formatOf(Dataset dataset) {
+        return dataset.getLanceFileFormatVersion();
     }
 
     static TableSnapshot snapshotOf(TableRef ref, Dataset dataset) {

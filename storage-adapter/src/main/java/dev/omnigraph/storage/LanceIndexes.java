@@ -1,16 +1,16 @@
 package dev.omnigraph.storage;
 
-import com.lancedb.lance.Dataset;
-import com.lancedb.lance.index.DistanceType;
-import com.lancedb.lance.index.IndexParams;
-import com.lancedb.lance.index.IndexType;
-import com.lancedb.lance.index.scalar.ScalarIndexParams;
-import com.lancedb.lance.index.vector.VectorIndexParams;
+import org.lance.Dataset;
+import org.lance.index.DistanceType;
+import org.lance.index.IndexParams;
+import org.lance.index.IndexType;
+import org.lance.index.scalar.ScalarIndexParams;
+import org.lance.index.vector.VectorIndexParams;
 import dev.omnigraph.storage.error.ReadSetChanged;
 import dev.omnigraph.storage.error.StorageFault;
-import com.lancedb.lance.ipc.LanceScanner;
-import com.lancedb.lance.ipc.Query;
-import com.lancedb.lance.ipc.ScanOptions;
+import org.lance.ipc.LanceScanner;
+import org.lance.ipc.Query;
+import org.lance.ipc.ScanOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

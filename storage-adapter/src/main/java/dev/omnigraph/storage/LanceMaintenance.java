@@ -1,9 +1,9 @@
 package dev.omnigraph.storage;
 
-import com.lancedb.lance.compaction.Compaction;
-import com.lancedb.lance.compaction.CompactionOptions;
-import com.lancedb.lance.compaction.CompactionTask;
-import com.lancedb.lance.compaction.RewriteResult;
+import org.lance.compaction.Compaction;
+import org.lance.compaction.CompactionOptions;
+import org.lance.compaction.CompactionTask;
+import org.lance.compaction.RewriteResult;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.omnigraph.storage;
 
-import com.lancedb.lance.Dataset;
-import com.lancedb.lance.Transaction;
+import org.lance.Dataset;
+import org.lance.Transaction;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.memory.BufferAllocator;
@@ -67,10 +67,15 @@ final class LanceStagedHandle implements StagedHandle {
         return allocator;
     }
 
+    /** The dataset the transaction was staged on: Lance commits it through this object. */
+    Dataset dataset() {
+        return dataset;
+    }
+
     /** Frees the dataset and allocator; the staged files stay on disk as reclaimable garbage. */
     void release() {
-        // No transaction.release(): Lance exports a schema only while committing and frees it itself.
         try {
+            transaction.close(); // frees what the operation holds natively (an Overwrite's exported schema)
             dataset.close();
         } finally {
             allocator.close();

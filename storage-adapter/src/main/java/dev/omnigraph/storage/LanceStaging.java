@@ -1,16 +1,17 @@
 package dev.omnigraph.storage;
 
-import com.lancedb.lance.Dataset;
-import com.lancedb.lance.Fragment;
-import com.lancedb.lance.FragmentMetadata;
-import com.lancedb.lance.Transaction;
-import com.lancedb.lance.WriteParams;
-import com.lancedb.lance.operation.Append;
-import com.lancedb.lance.operation.Delete;
-import com.lancedb.lance.operation.Operation;
-import com.lancedb.lance.operation.Overwrite;
-import com.lancedb.lance.operation.Restore;
-import com.lancedb.lance.operation.Update;
+import org.lance.CommitBuilder;
+import org.lance.Dataset;
+import org.lance.Fragment;
+import org.lance.FragmentMetadata;
+import org.lance.Transaction;
+import org.lance.WriteParams;
+import org.lance.operation.Append;
+import org.lance.operation.Delete;
+import org.lance.operation.Operation;
+import org.lance.operation.Overwrite;
+import org.lance.operation.Restore;
+import org.lance.operation.Update;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.NotFound;
 import java.util.ArrayList;
@@ -43,6 +44,8 @@ final class LanceStaging {
      * equals it (otherwise it writes the fragment again), so a stale entry costs time, never correctness.
      */
     private final Map<TableRef, Schema> upsertSchemas = new ConcurrentHashMap<>();
+    /** The file format each table ref was last opened with, for the same early write (a miss costs a rewrite). */
+    private final Map<TableRef, String> formats = new ConcurrentHashMap<>();
 
     LanceStaging(LanceDatasets datasets, LanceVersionReads versions) {
         this.datasets = datasets;
@@ -103,10 +106,11 @@ final class LanceStaging {
             return Mono.error(refused);
         }
         TableRef ref = snapshot.ref();
+        String earlyFormat = formats.getOrDefault(ref, LanceDatasets.NEW_TABLE_FORMAT);
         Mono<List<FragmentMetadata>> fragments = datasets.storage().call(() -> {
             StorageScheduler.requireStorageThread("stageUpsertAt");
             try (BufferAllocator allocator = datasets.childAllocator("stageUpsertAt.fragments")) {
-                return writeParts(ref, snapshot.schema(), written, allocator);
+                return writeParts(ref, snapshot.schema(), earlyFormat, written, allocator);
             } catch (Exception e) {
                 throw LanceFailures.translate("stageUpsertAt", ref, snapshot.version(), e);
             }
@@ -140,11 +144,14 @@ final class LanceStaging {
                     // commit: the rows are written again with the dataset's own, which also reports a failure of the
                     // early write that was not the schema's fault.
                     Schema actual = pending.dataset().getSchema();
+                    String format = LanceDatasets.formatOf(pending.dataset());
                     upsertSchemas.put(ref, actual);
+                    formats.put(ref, format);
                     List<FragmentMetadata> added = both.getT2().hasValue() && actual.equals(snapshot.schema())
+                            && format.equals(earlyFormat)
                             ? both.getT2().get()
-                            : writeParts(ref, pending.dataset().getSchema(), written, pending.allocator());
-                    Transaction transaction = pending.dataset().newTransactionBuilder()
+                            : writeParts(ref, actual, format, written, pending.allocator());
+                    Transaction transaction = new Transaction.Builder()
                             .readVersion(snapshot.version())
                             .transactionProperties(Map.copyOf(properties))
                             .operation(Update.builder()
@@ -265,7 +272,7 @@ final class LanceStaging {
                                       Map<String, String> properties) {
         return stage("stageOverwrite", snapshot, properties, (dataset, allocator) -> {
             List<FragmentMetadata> fragments = rows.isEmpty() ? List.of()
-                    : writeFragments(snapshot.ref(), schema, rows, allocator);
+                    : writeFragments(snapshot.ref(), schema, LanceDatasets.formatOf(dataset), rows, allocator);
             return Optional.of(Overwrite.builder().fragments(fragments).schema(schema).build());
         }).map(Optional::get);
     }
@@ -277,7 +284,7 @@ final class LanceStaging {
             if (!staged.claim()) {
                 throw new BadRequest("staged transaction " + staged + " was already committed or discarded");
             }
-            try (Dataset committed = staged.transaction().commit()) {
+            try (Dataset committed = new CommitBuilder(staged.dataset()).execute(staged.transaction())) {
                 return committedVersion(staged, committed);
             } catch (Exception e) {
                 throw LanceFailures.translate("commit", staged.ref(), staged.identity().readVersion(), e);
@@ -335,7 +342,7 @@ final class LanceStaging {
                     allocator.close();
                     return Optional.<StagedHandle>empty();
                 }
-                Transaction transaction = dataset.newTransactionBuilder()
+                Transaction transaction = new Transaction.Builder()
                         .readVersion(snapshot.version())
                         .transactionProperties(Map.copyOf(properties))
                         .operation(staged.get().operation())
@@ -350,28 +357,29 @@ final class LanceStaging {
         });
     }
 
-    private static List<FragmentMetadata> writeParts(TableRef ref, Schema schema, List<List<Map<String, Object>>> parts,
-                                                     BufferAllocator allocator) {
+    private static List<FragmentMetadata> writeParts(TableRef ref, Schema schema, String format,
+                                                     List<List<Map<String, Object>>> parts, BufferAllocator allocator) {
         List<FragmentMetadata> added = new ArrayList<>();
         for (List<Map<String, Object>> part : parts) {
-            added.addAll(writeFragments(ref, schema, part, allocator));
+            added.addAll(writeFragments(ref, schema, format, part, allocator));
         }
         return added;
     }
 
     private static List<FragmentMetadata> writeFragments(TableRef ref, Dataset dataset, List<Map<String, Object>> rows,
                                                          BufferAllocator allocator) {
-        return writeFragments(ref, dataset.getSchema(), rows, allocator);
+        return writeFragments(ref, dataset.getSchema(), LanceDatasets.formatOf(dataset), rows, allocator);
     }
 
-    private static List<FragmentMetadata> writeFragments(TableRef ref, Schema schema, List<Map<String, Object>> rows,
-                                                         BufferAllocator allocator) {
+    /** Writes {@code rows} as new fragment files in the table's own file {@code format} (Lance refuses a mix). */
+    private static List<FragmentMetadata> writeFragments(TableRef ref, Schema schema, String format,
+                                                         List<Map<String, Object>> rows, BufferAllocator allocator) {
         // Rows whose columns were encoded beforehand (a load's, off the storage threads) are only copied here.
         PreparedColumns prepared = PreparedColumns.of(rows, schema);
         try (VectorSchemaRoot root = prepared != null ? prepared.toRoot(schema, allocator)
                 : ArrowRows.build(ref.toString(), schema, rows, allocator)) {
             return Fragment.create(ref.uri(), allocator, root, new WriteParams.Builder()
-                    .withDataStorageVersion(LanceDatasets.FILE_VERSION).withStorageOptions(LanceStorageOptions.forUri(ref.uri())).build());
+                    .withDataStorageVersion(format).withStorageOptions(LanceStorageOptions.forUri(ref.uri())).build());
         }
     }
 

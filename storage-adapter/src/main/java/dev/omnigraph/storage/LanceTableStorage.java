@@ -1,10 +1,12 @@
 package dev.omnigraph.storage;
 
-import com.lancedb.lance.Dataset;
-import com.lancedb.lance.WriteParams;
-import com.lancedb.lance.operation.Operation;
-import com.lancedb.lance.operation.UpdateConfig;
-import com.lancedb.lance.operation.UpdateMap;
+import org.lance.CommitBuilder;
+import org.lance.Dataset;
+import org.lance.Transaction;
+import org.lance.WriteParams;
+import org.lance.operation.Operation;
+import org.lance.operation.UpdateConfig;
+import org.lance.operation.UpdateMap;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -48,14 +50,20 @@ public final class LanceTableStorage implements TableStorage {
         TableRef ref = TableRef.main(path);
         return datasets.withAllocator("create", ref, allocator -> {
             try (Dataset created = Dataset.create(allocator, path, schema, new WriteParams.Builder()
-                    .withEnableStableRowIds(true).withDataStorageVersion(LanceDatasets.FILE_VERSION)
+                    .withEnableStableRowIds(true).withDataStorageVersion(LanceDatasets.NEW_TABLE_FORMAT)
                     .withStorageOptions(LanceStorageOptions.forUri(path)).build())) {
-                // Auto-cleanup ignores branches and manifest pins; version GC is ours alone.
+                // Auto-cleanup ignores branches and manifest pins; version GC is ours alone. Lance 7 creates
+                // datasets without it; an older Lance turned it on, and this commit turned it off again.
+                if (AUTO_CLEANUP_KEYS.stream().noneMatch(created.getConfig()::containsKey)) {
+                    return LanceDatasets.snapshotOf(ref, created);
+                }
                 Map<String, String> removals = new HashMap<>();
                 AUTO_CLEANUP_KEYS.forEach(key -> removals.put(key, null));
                 Operation noCleanup = UpdateConfig.builder()
                         .configUpdates(UpdateMap.builder().updates(removals).replace(false).build()).build();
-                try (Dataset configured = created.newTransactionBuilder().operation(noCleanup).build().commit()) {
+                try (Transaction transaction = new Transaction.Builder().readVersion(created.version())
+                        .operation(noCleanup).build();
+                     Dataset configured = new CommitBuilder(created).execute(transaction)) {
                     return LanceDatasets.snapshotOf(ref, configured);
                 }
             }

@@ -1,11 +1,11 @@
 package dev.omnigraph.storage;
 
-import com.lancedb.lance.Dataset;
-import com.lancedb.lance.Fragment;
-import com.lancedb.lance.FragmentMetadata;
-import com.lancedb.lance.fragment.DataFile;
-import com.lancedb.lance.fragment.DeletionFile;
-import com.lancedb.lance.fragment.DeletionFileType;
+import org.lance.Dataset;
+import org.lance.Fragment;
+import org.lance.FragmentMetadata;
+import org.lance.fragment.DataFile;
+import org.lance.fragment.DeletionFile;
+import org.lance.fragment.DeletionFileType;
 import dev.omnigraph.storage.VersionGcPlan.Victim;
 import dev.omnigraph.storage.error.BadRequest;
 import java.io.IOException;

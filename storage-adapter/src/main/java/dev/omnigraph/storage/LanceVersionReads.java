@@ -1,8 +1,8 @@
 package dev.omnigraph.storage;
 
-import com.lancedb.lance.Dataset;
-import com.lancedb.lance.Fragment;
-import com.lancedb.lance.FragmentMetadata;
+import org.lance.Dataset;
+import org.lance.Fragment;
+import org.lance.FragmentMetadata;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

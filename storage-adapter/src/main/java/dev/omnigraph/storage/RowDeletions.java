@@ -1,9 +1,9 @@
 package dev.omnigraph.storage;
 
-import com.lancedb.lance.Dataset;
-import com.lancedb.lance.FragmentMetadata;
-import com.lancedb.lance.ipc.LanceScanner;
-import com.lancedb.lance.ipc.ScanOptions;
+import org.lance.Dataset;
+import org.lance.FragmentMetadata;
+import org.lance.ipc.LanceScanner;
+import org.lance.ipc.ScanOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;

@@ -1,8 +1,8 @@
 package dev.omnigraph.storage;
 
-import com.lancedb.lance.Dataset;
-import com.lancedb.lance.FragmentMetadata;
-import com.lancedb.lance.compaction.CompactionOptions;
+import org.lance.Dataset;
+import org.lance.FragmentMetadata;
+import org.lance.compaction.CompactionOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -69,7 +69,7 @@ public final class TableHistory {
     /** The one walk over versions that never reads a transaction Lance would abort on. */
     private static <T> List<T> walk(TableRef ref, java.util.function.LongFunction<Dataset> open, long after, long upTo,
                                     OptionalLong forkVersion,
-                                    java.util.function.BiFunction<Long, java.util.Optional<com.lancedb.lance.Transaction>, T> read,
+                                    java.util.function.BiFunction<Long, java.util.Optional<org.lance.Transaction>, T> read,
                                     java.util.function.LongFunction<T> clone, java.util.function.LongFunction<T> indexBuild) {
         List<T> out = new ArrayList<>();
         State previous = after < 1 ? State.NONE : state(ref, open, after);
@@ -110,7 +110,7 @@ public final class TableHistory {
         LanceIndexCoverage.indexes(ref, version).ifPresent(found -> found.forEach((name, meta) -> uuids.put(name, meta.uuid())));
         try (Dataset at = open.apply(version)) {
             return new State(at.listIndexes().stream().sorted().toList(), uuids,
-                    at.getFragments().stream().map(com.lancedb.lance.Fragment::metadata).toList());
+                    at.getFragments().stream().map(org.lance.Fragment::metadata).toList());
         }
     }
 }

@@ -1,12 +1,12 @@
 package dev.omnigraph.storage;
 
-import com.lancedb.lance.Dataset;
-import com.lancedb.lance.FragmentMetadata;
-import com.lancedb.lance.compaction.Compaction;
-import com.lancedb.lance.compaction.CompactionOptions;
-import com.lancedb.lance.compaction.CompactionPlan;
-import com.lancedb.lance.compaction.CompactionTask;
-import com.lancedb.lance.compaction.TaskData;
+import org.lance.Dataset;
+import org.lance.FragmentMetadata;
+import org.lance.compaction.Compaction;
+import org.lance.compaction.CompactionOptions;
+import org.lance.compaction.CompactionPlan;
+import org.lance.compaction.CompactionTask;
+import org.lance.compaction.TaskData;
 import java.util.ArrayList;
 import java.util.List;
 

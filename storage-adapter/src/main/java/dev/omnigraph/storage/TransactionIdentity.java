@@ -1,6 +1,6 @@
 package dev.omnigraph.storage;
 
-import com.lancedb.lance.Transaction;
+import org.lance.Transaction;
 import java.util.Map;
 
 /**

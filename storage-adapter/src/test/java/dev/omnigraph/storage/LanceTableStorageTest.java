@@ -3,7 +3,7 @@ package dev.omnigraph.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.lancedb.lance.Dataset;
+import org.lance.Dataset;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.error.CommitConflict;
 import dev.omnigraph.storage.error.NotFound;
@@ -85,7 +85,7 @@ class LanceTableStorageTest extends LanceStorageTestBase {
         assertThat(created.schema()).isEqualTo(PEOPLE);
         assertThat(created.version()).isEqualTo(2); // v1 create, v2 auto-cleanup keys removed
         try (RootAllocator allocator = new RootAllocator();
-             Dataset dataset = Dataset.open(allocator, created.ref().path(), new com.lancedb.lance.ReadOptions.Builder().build())) {
+             Dataset dataset = Dataset.open(allocator, created.ref().path(), new org.lance.ReadOptions.Builder().build())) {
             assertThat(dataset.getConfig()).doesNotContainKeys("lance.auto_cleanup.interval", "lance.auto_cleanup.older_than");
         }
         assertThatThrownBy(() -> storage.create(created.ref().path(), PEOPLE).block())
@@ -301,7 +301,7 @@ class LanceTableStorageTest extends LanceStorageTestBase {
         TableSnapshot empty = latest(base.ref());
         assertThat(empty.schema()).isEqualTo(PEOPLE);
         try (RootAllocator allocator = new RootAllocator();
-             Dataset dataset = Dataset.open(allocator, base.ref().path(), new com.lancedb.lance.ReadOptions.Builder().build())) {
+             Dataset dataset = Dataset.open(allocator, base.ref().path(), new org.lance.ReadOptions.Builder().build())) {
             assertThat(dataset.getFragments()).isEmpty();
             assertThat(dataset.getConfig()).doesNotContainKey("lance.auto_cleanup.interval");
         }
