@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class SeamGuardTest {
     private static final Path PROJECT = Path.of("").toAbsolutePath().getParent();
     private static final List<String> OTHER_MODULES = List.of("recovery", "reactive-engine", "http-edge");
-    private static final Pattern LANCE_IMPORT = Pattern.compile("^\\s*import\\s+(static\\s+)?(com\\.lancedb|org\\.apache\\.arrow\\.c)\\.", Pattern.MULTILINE);
+    private static final Pattern LANCE_IMPORT = Pattern.compile("^\\s*import\\s+(static\\s+)?(org\\.lance|org\\.apache\\.arrow\\.c)\\.", Pattern.MULTILINE);
     private static final Pattern INLINE_COMMIT = Pattern.compile(
             "\\.mergeInsert\\s*\\(|\\bcommitAppend\\s*\\(|\\bcommitOverwrite\\s*\\(|\\bDataset\\.commit\\s*\\(|\\bdataset\\.delete\\s*\\(|\\.compact\\s*\\(|\\.restore\\s*\\(\\s*\\)");
 

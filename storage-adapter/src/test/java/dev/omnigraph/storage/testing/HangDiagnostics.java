@@ -107,7 +107,7 @@ public final class HangDiagnostics implements PreInterruptCallback, TestExecutio
 
     private static String ownFrames(StackTraceElement[] stack) {
         return Arrays.stream(stack)
-                .filter(f -> f.getClassName().startsWith("dev.omnigraph") || f.getClassName().startsWith("com.lancedb"))
+                .filter(f -> f.getClassName().startsWith("dev.omnigraph") || f.getClassName().startsWith("org.lance."))
                 .limit(FRAMES)
                 .map(f -> simpleName(f.getClassName()) + "." + f.getMethodName() + ":" + f.getLineNumber())
                 .collect(Collectors.joining(" < "));
