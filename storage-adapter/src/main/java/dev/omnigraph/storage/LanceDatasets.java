@@ -49,6 +49,7 @@ final class LanceDatasets {
 
     static Dataset open(BufferAllocator allocator, TableRef ref, OptionalLong version) {
         ReadOptions.Builder options = new ReadOptions.Builder().setStorageOptions(LanceStorageOptions.forUri(ref.uri()));
+        LanceSession.shared().ifPresent(options::setSession);
         if (version.isPresent()) {
             options.setVersion(version.getAsLong());
         }

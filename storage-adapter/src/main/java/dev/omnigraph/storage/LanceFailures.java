@@ -6,9 +6,10 @@ import dev.omnigraph.storage.error.OmnigraphException;
 import dev.omnigraph.storage.error.StorageFault;
 
 /**
- * Maps what Lance's JNI throws onto the engine's typed errors. Lance signals a commit conflict as
- * {@code IllegalArgumentException("Commit conflict …")} and a retryable one as a plain
- * {@code RuntimeException("Retryable commit conflict …")}; missing datasets/versions as "… not found".
+ * Maps what Lance's JNI throws onto the engine's typed errors. Lance 7 throws plain {@code RuntimeException}s and
+ * tells conflicts apart only by message: {@code "Retryable commit conflict …"} (an Update or Delete preempted on the
+ * same fragment) and {@code "Incompatible transaction …"} (e.g. an Append after an Overwrite or Restore); older
+ * builds said {@code "Commit conflict …"}. Missing datasets/versions say "… not found".
  */
 final class LanceFailures {
     private LanceFailures() {
@@ -22,7 +23,7 @@ final class LanceFailures {
         if (message.contains("Retryable commit conflict")) {
             return new CommitConflict(ref.toString(), readVersion, true, failure);
         }
-        if (message.contains("Commit conflict")) {
+        if (message.contains("Commit conflict") || message.contains("Incompatible transaction")) {
             return new CommitConflict(ref.toString(), readVersion, false, failure);
         }
         if (message.contains("was not found") || message.contains("not found")) {

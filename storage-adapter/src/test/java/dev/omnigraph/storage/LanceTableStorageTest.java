@@ -181,6 +181,21 @@ class LanceTableStorageTest extends LanceStorageTestBase {
     }
 
     @Test
+    void anAppendStagedBeforeAnOverwriteLandedIsRefusedAsAConflictThatIsNotRetryable() {
+        TableSnapshot base = appendCommitted(createPeople("people"), people(0, 2));
+        StagedHandle overwrite = storage.stageOverwrite(base, people(5, 6), Map.of()).block();
+        StagedHandle append = storage.stageAppend(base, people(2, 4), Map.of()).block();
+        storage.commitStaged(overwrite).block();
+        long headAfterOverwrite = storage.head(base.ref()).block();
+
+        // Lance 7 says "Incompatible transaction" here (0.39 said "Commit conflict"): still a typed conflict.
+        assertThatThrownBy(() -> storage.commitStaged(append).block())
+                .isInstanceOfSatisfying(CommitConflict.class, conflict -> assertThat(conflict.retryable()).isFalse());
+        assertThat(storage.head(base.ref()).block()).isEqualTo(headAfterOverwrite);
+        assertThat(ids(latest(base.ref()))).containsExactly("p5");
+    }
+
+    @Test
     void staleAppendRebasesInsideLanceAndIsReportedAsNotExact() {
         TableSnapshot base = createPeople("people");
         StagedHandle a = storage.stageAppend(base, people(0, 2), Map.of()).block();
