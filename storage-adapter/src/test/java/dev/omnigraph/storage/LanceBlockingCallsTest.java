@@ -36,7 +36,7 @@ class LanceBlockingCallsTest {
                     }
                 }).subscribeOn(Schedulers.parallel()))
                 .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(BlockingOperationError.class)
-                        .hasMessageContaining("openNative"))
+                        .hasMessageContaining("open"))
                 .verify();
     }
 }

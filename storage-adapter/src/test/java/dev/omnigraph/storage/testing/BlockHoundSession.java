@@ -15,15 +15,14 @@ import reactor.blockhound.BlockingOperationError;
  */
 public final class BlockHoundSession implements LauncherSessionListener {
     private static final AtomicBoolean INSTALLED = new AtomicBoolean();
-    /** JVM descriptors of the lance-core 7.0 natives marked blocking below (javap -s). */
-    private static final String LANCE_OPEN = "(Ljava/lang/String;Ljava/util/Optional;Ljava/util/Optional;JJLjava/util/Map;"
-            + "Ljava/util/Map;Ljava/util/Optional;JLorg/lance/namespace/LanceNamespace;Ljava/util/List;Z)Lorg/lance/Dataset;";
-    private static final String LANCE_COMMIT = "(Lorg/lance/Dataset;Lorg/lance/Transaction;ZZLjava/util/Map;"
-            + "Ljava/lang/Boolean;Ljava/lang/String;IZLjava/lang/Object;Ljava/lang/Object;Z)Lorg/lance/Dataset;";
-    private static final String LANCE_WRITE_FRAGMENT = "(Ljava/lang/String;JJLjava/util/Optional;Ljava/util/Optional;"
-            + "Ljava/util/Optional;Ljava/util/Optional;Ljava/util/Optional;Ljava/util/Optional;Ljava/util/Map;Ljava/util/Map;"
-            + "Ljava/util/Optional;Ljava/util/Optional;Lorg/lance/namespace/LanceNamespace;Ljava/util/List;"
-            + "Ljava/util/Optional;Ljava/util/Optional;)Ljava/util/List;";
+    /**
+     * JVM descriptors of the lance-core 7.0 Java methods every open, commit and fragment write goes through (javap -s).
+     * BlockHound checks a method on entry; Lance's natives themselves are not instrumented once their class loads.
+     */
+    private static final String LANCE_OPEN =
+            "(Lorg/apache/arrow/memory/BufferAllocator;Ljava/lang/String;Lorg/lance/ReadOptions;)Lorg/lance/Dataset;";
+    private static final String LANCE_WRITE_FRAGMENT = "(Ljava/lang/String;Lorg/apache/arrow/memory/BufferAllocator;"
+            + "Lorg/apache/arrow/vector/VectorSchemaRoot;Lorg/lance/WriteParams;)Ljava/util/List;";
 
     @Override
     public void launcherSessionOpened(LauncherSession session) {
@@ -42,12 +41,12 @@ public final class BlockHoundSession implements LauncherSessionListener {
                     // allow the pooled allocator's equivalent locks (PoolArena.lock) but not this one yet.
                     .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup",
                             "tryExpandMagazines")
-                    // Lance's native entry points do file or object-store I/O (and may wait on Lance's own runtime):
-                    // they belong on the storage scheduler only, and BlockHound does not know them on its own.
-                    .markAsBlocking("org.lance.Dataset", "openNative", LANCE_OPEN)
-                    .markAsBlocking("org.lance.CommitBuilder", "nativeCommitToDataset", LANCE_COMMIT)
-                    .markAsBlocking("org.lance.Fragment", "createWithFfiArray", LANCE_WRITE_FRAGMENT)
-                    .markAsBlocking("org.lance.ipc.LanceScanner", "openStream", "(J)V")
+                    // Lance's entry points do file or object-store I/O (and wait on Lance's own runtime): they belong
+                    // on the storage scheduler only, and BlockHound does not know them on its own.
+                    .markAsBlocking("org.lance.Dataset", "open", LANCE_OPEN)
+                    .markAsBlocking("org.lance.CommitBuilder", "execute", "(Lorg/lance/Transaction;)Lorg/lance/Dataset;")
+                    .markAsBlocking("org.lance.Fragment", "create", LANCE_WRITE_FRAGMENT)
+                    .markAsBlocking("org.lance.ipc.LanceScanner", "scanBatches", "()Lorg/apache/arrow/vector/ipc/ArrowReader;")
                     // The default error names only the blocking JDK method; say where it was called from.
                     .blockingMethodCallback(method -> {
                         throw located(method);
