@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
@@ -21,13 +22,15 @@ import java.util.stream.Collectors;
 import org.apache.arrow.vector.types.pojo.Schema;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * N single-row inserts in flight at once on one branch (N = 1, 4, 8, 16), each latency measured from
  * subscription to acknowledgement (gate queueing included); throughput is operations over the round's wall time.
  * Afterwards every acknowledged write must be present in the committed table. The baseline at each level is N
  * concurrent raw-Lance appends to one table (Lance rebases concurrent appends by itself). Each round runs on a
- * fresh graph and raw table.
+ * fresh graph and raw table. Neo4j embedded (one node per transaction, unique constraint on the key) runs the same N
+ * writes in flight beside it, so the throughput a team weighing the two would compare is in the same run.
  */
 final class ConcurrentWriters implements Scenario {
 
@@ -43,8 +46,11 @@ final class ConcurrentWriters implements Scenario {
         int rounds = ctx.options().pick(4, 1);
         ScenarioReport report = new ScenarioReport(name(), "N concurrent single-row keyed inserts on one branch: "
                 + "per-write latency and throughput, and a check that every acknowledged write is present; vs N "
-                + "concurrent raw Lance appends.").unit("ms per write, from subscription to acknowledgement");
+                + "concurrent raw Lance appends; Neo4j embedded at the same concurrency beside them.")
+                .unit("ms per write, from subscription to acknowledgement");
         Path dir = ctx.workDir(name());
+        Optional<Neo4jEmbedded> neo4j = ctx.neo4j();
+        report.note(ctx.neo4jStatus());
         TableStorage tables = ctx.services().tables();
         int verified = 0;
         for (int l = -1; l < levels.size(); l++) {
@@ -53,9 +59,12 @@ final class ConcurrentWriters implements Scenario {
             String rawName = "raw lance: " + level + " concurrent appends";
             Series base = warmup ? null : report.row(rawName, null);
             Series ours = warmup ? null : report.row("omnigraph: " + level + " concurrent inserts", rawName);
+            Series neo = warmup || neo4j.isEmpty() ? null
+                    : report.row("neo4j embedded: " + level + " concurrent 1-node transactions", null);
             Map<String, Long> failures = new TreeMap<>();
             double oursSeconds = 0;
             double rawSeconds = 0;
+            double neoSeconds = 0;
             for (int r = 0; r < (warmup ? 1 : rounds); r++) {
                 // A fresh graph per round: per-write cost grows with history (see history-depth).
                 Path roundDir = dir.resolve("level-" + level + "-round-" + r + (warmup ? "-warmup" : ""));
@@ -74,6 +83,13 @@ final class ConcurrentWriters implements Scenario {
                             }
                             return Mono.empty();
                         }));
+                if (neo4j.isPresent()) {
+                    Neo4jEmbedded db = neo4j.get();
+                    String prefix = "cw-" + level + "-" + r + (warmup ? "w" : "") + "-";
+                    // Neo4j's API blocks: each transaction runs on a bounded-elastic thread, N of them in flight.
+                    neoSeconds += round(ctx, neo, ops, level, i -> Mono.fromRunnable(() -> db.insertPerson(prefix + i, level))
+                            .subscribeOn(Schedulers.boundedElastic()));
+                }
                 verify(ctx, graph, acknowledged, raw, rawAcknowledged);
                 verified += acknowledged.size() + rawAcknowledged.size();
                 BenchContext.deleteTree(roundDir);
@@ -86,6 +102,10 @@ final class ConcurrentWriters implements Scenario {
             ours.note(String.format(Locale.ROOT, "throughput %.1f writes/s", (total - failed) / oursSeconds));
             ours.note(failed == 0 ? "all " + total + " acknowledged" : failed + " of " + total + " failed: " + failures);
             base.note(String.format(Locale.ROOT, "throughput %.1f appends/s", total / rawSeconds));
+            if (neo != null) {
+                neo.note(String.format(Locale.ROOT, "throughput %.1f writes/s; omnigraph's is %.2fx of it",
+                        total / neoSeconds, ((total - failed) / oursSeconds) / (total / neoSeconds)));
+            }
         }
         report.note(ops + " writes per round, " + rounds + " round(s) per level, each round on a fresh graph and raw "
                 + "table (so at most " + (ops + 1) + " commits deep)");

@@ -6,7 +6,7 @@ import java.util.List;
 public final class Scenarios {
     public static final List<String> NAMES = List.of("single-insert", "single-insert-neo4j", "point-read",
             "concurrent-writers", "bulk-load", "recovery-sweep", "history-depth", "branches", "branch-merge", "point-read-indexed", "optimize",
-            "nearest-indexed", "bm25-search", "s3-roots", "maintained-history");
+            "nearest-indexed", "bm25-search", "s3-roots", "maintained-history", "file-format");
 
     private Scenarios() {
     }
@@ -28,6 +28,7 @@ public final class Scenarios {
             case "bm25-search" -> new Bm25Bench();
             case "s3-roots" -> new S3Roots();
             case "maintained-history" -> new MaintainedHistory();
+            case "file-format" -> new FileFormatBench();
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
     }

@@ -21,17 +21,29 @@ import reactor.core.publisher.Mono;
  */
 final class LanceDatasets {
     /**
-     * The data-file format of tables this build creates (docs/architecture.md, "File format"). A table keeps the
-     * format it was created with: Lance refuses a commit that mixes file versions, so staged files are written in
-     * the table's own format ({@link #formatOf}).
+     * The data-file format of tables this build creates by default (docs/architecture.md, "File format"). A table
+     * keeps the format it was created with: Lance refuses a commit that mixes file versions, so staged files are
+     * written in the table's own format ({@link #formatOf}).
      */
     static final String NEW_TABLE_FORMAT = "2.1";
+    /** The formats a new table may be given: 2.0 (what the 0.39 builds wrote) and 2.1; 2.2 is still Lance's "next". */
+    static final java.util.Set<String> CREATABLE_FORMATS = java.util.Set.of("2.0", "2.1");
 
     private final StorageScheduler storage;
+    private final String newTableFormat;
     private final BufferAllocator rootAllocator = new RootAllocator();
 
-    LanceDatasets(StorageScheduler storage) {
+    LanceDatasets(StorageScheduler storage, String newTableFormat) {
+        if (!CREATABLE_FORMATS.contains(newTableFormat)) {
+            throw new IllegalArgumentException("new tables can use Lance file format 2.0 or 2.1, not " + newTableFormat);
+        }
         this.storage = storage;
+        this.newTableFormat = newTableFormat;
+    }
+
+    /** The file format {@code create} gives a new table. */
+    String newTableFormat() {
+        return newTableFormat;
     }
 
     StorageScheduler storage() {

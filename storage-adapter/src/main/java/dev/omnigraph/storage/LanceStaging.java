@@ -106,7 +106,7 @@ final class LanceStaging {
             return Mono.error(refused);
         }
         TableRef ref = snapshot.ref();
-        String earlyFormat = formats.getOrDefault(ref, LanceDatasets.NEW_TABLE_FORMAT);
+        String earlyFormat = formats.getOrDefault(ref, datasets.newTableFormat());
         Mono<List<FragmentMetadata>> fragments = datasets.storage().call(() -> {
             StorageScheduler.requireStorageThread("stageUpsertAt");
             try (BufferAllocator allocator = datasets.childAllocator("stageUpsertAt.fragments")) {

@@ -36,7 +36,15 @@ public final class LanceTableStorage implements TableStorage {
     private final LanceMaintenance maintenance;
 
     public LanceTableStorage(StorageScheduler storage) {
-        this.datasets = new LanceDatasets(storage);
+        this(storage, LanceDatasets.NEW_TABLE_FORMAT);
+    }
+
+    /**
+     * A storage whose {@link #create} makes tables in Lance file format {@code newTableFormat} ("2.0" or "2.1");
+     * tables that exist keep their own. The benchmarks compare the two; the engine uses the default.
+     */
+    public LanceTableStorage(StorageScheduler storage, String newTableFormat) {
+        this.datasets = new LanceDatasets(storage, newTableFormat);
         this.scans = new LanceScans(datasets);
         this.versions = new LanceVersionReads(datasets);
         this.staging = new LanceStaging(datasets, versions);
@@ -50,7 +58,7 @@ public final class LanceTableStorage implements TableStorage {
         TableRef ref = TableRef.main(path);
         return datasets.withAllocator("create", ref, allocator -> {
             try (Dataset created = Dataset.create(allocator, path, schema, new WriteParams.Builder()
-                    .withEnableStableRowIds(true).withDataStorageVersion(LanceDatasets.NEW_TABLE_FORMAT)
+                    .withEnableStableRowIds(true).withDataStorageVersion(datasets.newTableFormat())
                     .withStorageOptions(LanceStorageOptions.forUri(path)).build())) {
                 // Auto-cleanup ignores branches and manifest pins; version GC is ours alone. Lance 7 creates
                 // datasets without it; an older Lance turned it on, and this commit turned it off again.
