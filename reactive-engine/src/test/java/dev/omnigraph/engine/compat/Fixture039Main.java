@@ -34,7 +34,7 @@ import java.util.stream.Stream;
  * {@code Lance039FixtureCompatTest}) builds, in a temporary directory, the root {@code base/} and one copy of it per
  * {@link PendingWrite} left with that write's recovery sidecar by killing a child JVM ({@code Runtime.halt}, the crash
  * harness) at its failpoint, records everything in {@code expected.json}, then copies the roots to {@code out-dir}
- * (replacing what was there) and deletes the temporary directory. Refuses to run on any Lance but 0.39.0: the fixture
+ * (replacing those roots and {@code expected.json}) and deletes the temporary directory. Refuses to run on any Lance but 0.39.0: the fixture
  * is what that build wrote. With two arguments ({@code <root> <PendingWrite>}) it is the child: it opens the root
  * read-write and runs the write, with failpoints armed from {@code OMNIGRAPH_FAILPOINTS}.
  */
@@ -184,11 +184,15 @@ public final class Fixture039Main {
         System.exit(0);
     }
 
+    /** Replaces each root under {@code to} by the one under {@code from}; other files there (the README) stay. */
     private static void replace(Path from, Path to) throws IOException {
-        if (Files.exists(to)) {
-            deleteTree(to);
+        Files.createDirectories(to);
+        try (Stream<Path> roots = Files.list(from)) {
+            for (Path root : roots.toList()) {
+                deleteTree(to.resolve(root.getFileName().toString()));
+                CrashHarness.copy(root, to.resolve(root.getFileName().toString()));
+            }
         }
-        CrashHarness.copy(from, to);
     }
 
     private static void deleteTree(Path root) throws IOException {
