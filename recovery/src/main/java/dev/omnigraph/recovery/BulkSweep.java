@@ -57,8 +57,8 @@ public final class BulkSweep {
         this.sidecars = sidecars;
         this.audit = audit;
         this.failpoints = failpoints;
-        this.planner = new SweepPlan(tables, manifest);
-        this.steps = new RecoverySteps(tables);
+        this.planner = new SweepPlan(tables, manifest, sidecars.paths());
+        this.steps = new RecoverySteps(tables, sidecars.paths());
         this.recovery = new SidecarRecovery(tables, manifest, publisher, sidecars, audit, failpoints);
     }
 
@@ -87,7 +87,7 @@ public final class BulkSweep {
         return failpoints.hit(FailpointCatalog.SWEEP_AFTER_CLASSIFY)
                 .then(Flux.fromIterable(plans).concatMap(plan -> rollForward(plan, heads)).then())
                 // First-touch forks the rolled-back writes created were never published: deleted whole first.
-                .then(steps.reclaimForks(backs.stream().flatMap(back -> back.forks().stream()).toList()))
+                .then(Flux.fromIterable(backs).concatMap(back -> steps.reclaimForks(back.forks())).then())
                 .then(stageAll(backs))
                 .flatMap(staged -> planAndRestore(plans, backs, staged)
                         .onErrorResume(error -> steps.discard(staged.values().stream().flatMap(List::stream).toList())

@@ -24,13 +24,12 @@ final class ChainPins {
     private ChainPins() {
     }
 
-    static Mono<Classified> classify(TableStorage tables, Sidecar sidecar, TablePin pin, Chain chain, long published,
-                                     boolean fork) {
+    static Mono<Classified> classify(TableStorage tables, Sidecar sidecar, TablePin pin, TableRef ref, Chain chain,
+                                     long published, boolean fork) {
         long expected = pin.expectedVersion();
         if (published != expected) {
             return Mono.just(new Classified(TableClass.FOREIGN, published));
         }
-        TableRef ref = Classifier.ref(pin);
         Mono<Optional<Long>> head = tables.head(ref).map(Optional::of);
         if (fork) {
             head = head.onErrorResume(NotFound.class, absent -> Mono.just(Optional.empty()));

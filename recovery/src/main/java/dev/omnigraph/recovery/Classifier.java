@@ -23,9 +23,11 @@ import reactor.core.publisher.Mono;
  */
 final class Classifier {
     private final TableStorage tables;
+    private final TablePaths paths;
 
-    Classifier(TableStorage tables) {
+    Classifier(TableStorage tables, TablePaths paths) {
         this.tables = tables;
+        this.paths = paths;
     }
 
     /** One pin's class and the HEAD it was read at. */
@@ -89,18 +91,18 @@ final class Classifier {
     }
 
     private Mono<Classified> classify(Sidecar sidecar, TablePin pin, ManifestState state) {
-        TableRef ref = ref(pin);
+        TableRef ref = paths.ref(pin);
         long published = state.table(pin.tableKey()).map(TableEntry::version).orElse(0L);
         long expected = pin.expectedVersion();
         if (sidecar.writerKind() == Sidecar.WriterKind.EnsureIndices) { // index versions: never read their transaction
-            return IndexPins.classify(tables, sidecar, pin, published, ForkPins.isFork(pin, state));
+            return IndexPins.classify(tables, sidecar, pin, ref, published, ForkPins.isFork(pin, state));
         }
         Optional<Sidecar.Chain> chain = chain(sidecar, pin.tableKey());
         if (chain.isPresent()) {
-            return ChainPins.classify(tables, sidecar, pin, chain.get(), published, ForkPins.isFork(pin, state));
+            return ChainPins.classify(tables, sidecar, pin, ref, chain.get(), published, ForkPins.isFork(pin, state));
         }
         if (ForkPins.isFork(pin, state)) {
-            return ForkPins.classify(tables, sidecar, pin, published)
+            return ForkPins.classify(tables, sidecar, pin, ref, published)
                     .map(found -> new Classified(found.getKey(), found.getValue()));
         }
         Txn planned = planned(sidecar, pin.tableKey());
@@ -148,9 +150,5 @@ final class Classifier {
     static Optional<Txn> restoreOf(Sidecar sidecar, String tableKey) {
         return Optional.ofNullable(sidecar.protocolV3().rollbackRestores()).flatMap(restores -> restores.stream()
                 .filter(restore -> restore.tableKey().equals(tableKey)).map(RollbackRestore::restoreTransaction).findFirst());
-    }
-
-    static TableRef ref(TablePin pin) {
-        return new TableRef(pin.tablePath(), Optional.ofNullable(pin.tableBranch()));
     }
 }

@@ -35,12 +35,12 @@ final class ForkPins {
      * Absent ref or untouched fork → no movement; exactly one own version past the fork point → own effect at
      * HEAD; anything else (or a published pin that moved) → foreign.
      */
-    static Mono<Map.Entry<TableClass, Long>> classify(TableStorage tables, Sidecar sidecar, TablePin pin, long published) {
+    static Mono<Map.Entry<TableClass, Long>> classify(TableStorage tables, Sidecar sidecar, TablePin pin, TableRef ref,
+                                                      long published) {
         long expected = pin.expectedVersion();
         if (published != expected) {
             return Mono.just(Map.entry(TableClass.FOREIGN, published));
         }
-        TableRef ref = ref(pin);
         return tables.head(ref)
                 .map(Optional::of)
                 .onErrorResume(NotFound.class, absent -> Mono.just(Optional.empty()))
@@ -61,10 +61,10 @@ final class ForkPins {
                 });
     }
 
-    /** Deletes each fork ref that exists; an absent one is already gone. */
-    static Mono<Void> reclaim(TableStorage tables, List<TablePin> forks) {
+    /** Deletes each fork ref (a table branch) that exists; an absent one is already gone. */
+    static Mono<Void> reclaim(TableStorage tables, List<TableRef> forks) {
         return Flux.fromIterable(forks)
-                .concatMap(pin -> tables.deleteBranch(pin.tablePath(), pin.tableBranch())
+                .concatMap(ref -> tables.deleteBranch(ref.path(), ref.branch().orElseThrow())
                         .onErrorResume(NotFound.class, absent -> Mono.empty()))
                 .then();
     }
@@ -73,9 +73,5 @@ final class ForkPins {
         return sidecar.protocolV3().effects().stream().filter(effect -> effect.tableKey().equals(tableKey)).findFirst()
                 .flatMap(effect -> Optional.ofNullable(effect.confirmedTransaction())
                         .or(() -> Optional.ofNullable(effect.plannedTransaction())));
-    }
-
-    private static TableRef ref(TablePin pin) {
-        return new TableRef(pin.tablePath(), Optional.ofNullable(pin.tableBranch()));
     }
 }

@@ -25,12 +25,12 @@ final class IndexPins {
     private IndexPins() {
     }
 
-    static Mono<Classified> classify(TableStorage tables, Sidecar sidecar, TablePin pin, long published, boolean fork) {
+    static Mono<Classified> classify(TableStorage tables, Sidecar sidecar, TablePin pin, TableRef ref, long published,
+                                     boolean fork) {
         long expected = pin.expectedVersion();
         if (published != expected) {
             return Mono.just(new Classified(TableClass.FOREIGN, published));
         }
-        TableRef ref = Classifier.ref(pin);
         List<String> planned = planned(sidecar, pin.tableKey());
         boolean confirmed = sidecar.protocolV3().effectPhase() == Sidecar.EffectPhase.EffectsConfirmed;
         return tables.head(ref)

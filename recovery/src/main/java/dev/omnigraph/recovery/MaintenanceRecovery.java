@@ -45,11 +45,13 @@ final class MaintenanceRecovery {
     private final TableStorage tables;
     private final ManifestStore manifest;
     private final ManifestBatchPublisher publisher;
+    private final TablePaths paths;
 
-    MaintenanceRecovery(TableStorage tables, ManifestStore manifest, ManifestBatchPublisher publisher) {
+    MaintenanceRecovery(TableStorage tables, ManifestStore manifest, ManifestBatchPublisher publisher, TablePaths paths) {
         this.tables = tables;
         this.manifest = manifest;
         this.publisher = publisher;
+        this.paths = paths;
     }
 
     /** What recovery does: the tables to publish at their HEAD, the audit outcomes, or why it must refuse. */
@@ -91,7 +93,7 @@ final class MaintenanceRecovery {
         Map<String, Long> expected = new LinkedHashMap<>();
         List<TableEntry> updates = new ArrayList<>();
         return Flux.fromIterable(plan.toPublish().entrySet())
-                .concatMap(target -> tables.open(Classifier.ref(target.getKey()), OptionalLong.of(target.getValue()))
+                .concatMap(target -> tables.open(paths.ref(target.getKey()), OptionalLong.of(target.getValue()))
                         .doOnNext(snapshot -> {
                             TableEntry entry = plan.state().table(target.getKey().tableKey()).orElseThrow();
                             expected.put(entry.tableKey(), entry.version());
@@ -114,7 +116,7 @@ final class MaintenanceRecovery {
         long published = state.table(pin.tableKey()).map(TableEntry::version).orElse(-1L);
         long expected = pin.expectedVersion();
         long last = pin.postCommitPin();
-        return tables.head(Classifier.ref(pin)).flatMap(head -> {
+        return tables.head(paths.ref(pin)).flatMap(head -> {
             String where = pin.tableKey() + " (HEAD " + head + ", published " + published + ", optimize started at "
                     + expected + " and ends by " + last + ")";
             if (head < published || head > last) return Mono.just(Verdict.refuse(where + " moved outside the compaction"));
@@ -125,12 +127,12 @@ final class MaintenanceRecovery {
             if (published != expected) return Mono.just(Verdict.refuse(where + " was published by another writer"));
             long compactedTo = pin.compactedVersion() == null ? last : pin.compactedVersion();
             Mono<Optional<String>> compaction = compactedTo == expected ? Mono.just(Optional.empty())
-                    : tables.operationsBetween(Classifier.ref(pin), expected, Math.min(head, compactedTo))
+                    : tables.operationsBetween(paths.ref(pin), expected, Math.min(head, compactedTo))
                             .map(operations -> operations.stream().allMatch(TableHistory::isMaintenance) ? Optional.empty()
                                     : Optional.of(where + " has versions that are not compaction: " + operations));
             // Past the compaction only index builds: they move no fragment (their transactions are never read).
             Mono<Optional<String>> indexes = head <= compactedTo ? Mono.just(Optional.empty())
-                    : tables.sameFragments(Classifier.ref(pin), compactedTo, head).map(same -> same ? Optional.empty()
+                    : tables.sameFragments(paths.ref(pin), compactedTo, head).map(same -> same ? Optional.empty()
                             : Optional.of(where + " has versions after its compaction that change fragments"));
             return compaction.zipWith(indexes).map(found -> found.getT1().or(found::getT2)
                     .map(Verdict::refuse).orElseGet(() -> new Verdict(Optional.empty(), OptionalLong.of(head), head)));

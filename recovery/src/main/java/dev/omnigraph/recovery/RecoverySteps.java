@@ -36,9 +36,11 @@ final class RecoverySteps {
     static final String ROLLBACK_OPERATION = "recovery:rollback";
 
     private final TableStorage tables;
+    private final TablePaths paths;
 
-    RecoverySteps(TableStorage tables) {
+    RecoverySteps(TableStorage tables, TablePaths paths) {
         this.tables = tables;
+        this.paths = paths;
     }
 
     /** The publish of a confirmed write's fixed delta and lineage, under the authority it captured. */
@@ -75,14 +77,14 @@ final class RecoverySteps {
 
     /** Deletes the first-touch forks a rolled-back intent created (never published, so never restored). */
     Mono<Void> reclaimForks(List<TablePin> forks) {
-        return ForkPins.reclaim(tables, forks);
+        return ForkPins.reclaim(tables, forks.stream().map(paths::ref).toList());
     }
 
     /** Stages one restore per pin (to its expected version); on failure every staged restore is discarded. */
     Mono<List<Map.Entry<TablePin, StagedHandle>>> stageRestores(List<TablePin> pins) {
         List<StagedHandle> allStaged = new CopyOnWriteArrayList<>();
         return Flux.fromIterable(pins)
-                .concatMap(pin -> tables.stageRestore(Classifier.ref(pin), pin.expectedVersion())
+                .concatMap(pin -> tables.stageRestore(paths.ref(pin), pin.expectedVersion())
                         .doOnNext(allStaged::add)
                         .map(handle -> Map.entry(pin, handle)))
                 .collectList()
@@ -145,7 +147,7 @@ final class RecoverySteps {
     /** Tables a previous, interrupted recovery already restored: their HEAD is the restore. */
     Mono<Map<String, CommittedVersion>> alreadyRestored(List<TablePin> restored) {
         return Flux.fromIterable(restored)
-                .concatMap(pin -> tables.open(Classifier.ref(pin), OptionalLong.empty())
+                .concatMap(pin -> tables.open(paths.ref(pin), OptionalLong.empty())
                         .map(snapshot -> Map.entry(pin.tableKey(), new CommittedVersion(snapshot.version(),
                                 new TransactionIdentity(snapshot.version() - 1, ""), snapshot.rowCount()))))
                 .collectMap(Map.Entry::getKey, Map.Entry::getValue);

@@ -69,6 +69,7 @@ public final class SidecarRecovery {
     private final Classifier classifier;
     private final RecoverySteps steps;
     private final MaintenanceRecovery maintenance;
+    private final TablePaths paths;
 
     public SidecarRecovery(TableStorage tables, ManifestStore manifest, ManifestBatchPublisher publisher,
                            SidecarStore sidecars, RecoveryAudit audit, Failpoints failpoints) {
@@ -77,9 +78,10 @@ public final class SidecarRecovery {
         this.sidecars = sidecars;
         this.audit = audit;
         this.failpoints = failpoints;
-        this.classifier = new Classifier(tables);
-        this.steps = new RecoverySteps(tables);
-        this.maintenance = new MaintenanceRecovery(tables, manifest, publisher);
+        this.paths = sidecars.paths();
+        this.classifier = new Classifier(tables, paths);
+        this.steps = new RecoverySteps(tables, paths);
+        this.maintenance = new MaintenanceRecovery(tables, manifest, publisher, paths);
     }
 
     public Mono<Outcome> recover(String operationId, Mode mode) {
@@ -92,6 +94,10 @@ public final class SidecarRecovery {
         if (sidecar.writerKind() == Sidecar.WriterKind.SchemaApply) {
             // Its delta (registrations, renames, tombstones) and contract promotion live with the schema applier.
             return refuse(sidecar, mode, "a schema apply is recovered by its own recovery at read-write open");
+        }
+        Optional<String> outside = paths.refusal(sidecar);
+        if (outside.isPresent()) {
+            return refuse(sidecar, mode, outside.get());
         }
         if (MaintenanceRecovery.handles(sidecar)) {
             return maintenance.plan(sidecar).flatMap(plan -> plan.refusal().isPresent()
@@ -217,7 +223,7 @@ public final class SidecarRecovery {
         return Mono.error(new RecoveryRequired(sidecar.operationId(), message, null));
     }
 
-    static String refusalMessage(Sidecar sidecar, String reason) {
+    public static String refusalMessage(Sidecar sidecar, String reason) {
         return "recovery of operation " + sidecar.operationId() + " refused: " + reason
                 + "; the sidecar is kept for an operator";
     }

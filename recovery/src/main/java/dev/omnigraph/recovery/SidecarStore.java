@@ -58,6 +58,11 @@ public final class SidecarStore {
         return new SidecarStore(files, failpoints, SidecarView.forRoot(canonicalRoot));
     }
 
+    /** The rule that resolves the table paths of this store's sidecars: against the root this store reads them from. */
+    public TablePaths paths() {
+        return new TablePaths(files.rootUri());
+    }
+
     public static String key(String operationId) {
         return DIRECTORY + operationId + ".json";
     }

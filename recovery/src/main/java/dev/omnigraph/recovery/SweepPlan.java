@@ -70,11 +70,13 @@ final class SweepPlan {
     }
 
     private final ManifestStore manifest;
+    private final TablePaths paths;
     private final Classifier classifier;
 
-    SweepPlan(TableStorage tables, ManifestStore manifest) {
+    SweepPlan(TableStorage tables, ManifestStore manifest, TablePaths paths) {
         this.manifest = manifest;
-        this.classifier = new Classifier(tables);
+        this.paths = paths;
+        this.classifier = new Classifier(tables, paths);
     }
 
     /** Plans every sidecar of {@code pending}, grouped by graph branch (in first-seen order). */
@@ -113,6 +115,10 @@ final class SweepPlan {
         Sidecar.ProtocolV3 payload = sidecar.protocolV3();
         if (payload == null) {
             return Mono.just(new Verdict.Refuse(sidecar, SidecarRecovery.unrecoverableKind(sidecar)));
+        }
+        Optional<String> outside = paths.refusal(sidecar);
+        if (outside.isPresent()) {
+            return Mono.just(new Verdict.Refuse(sidecar, outside.get()));
         }
         String original = payload.lineage().graphCommitId();
         if (visible.contains(original)) {

@@ -5,6 +5,7 @@ import dev.omnigraph.engine.gate.Permit;
 import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.engine.write.WriteContext;
 import dev.omnigraph.recovery.Sidecar;
+import dev.omnigraph.recovery.TablePaths;
 import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.StagedHandle;
@@ -143,12 +144,12 @@ public final class SchemaApplier {
         List<SchemaIntent.Planned> effects = new ArrayList<>();
         for (Staged s : staged) {
             effects.add(new SchemaIntent.Planned(s.pin().stableTableId(), s.pin().incarnationId(),
-                    s.migration().target().tableKey(), ctx.ref(s.pin()).path(), s.pin().version(),
+                    s.migration().target().tableKey(), TablePaths.recorded(s.pin().location()), s.pin().version(),
                     Sidecar.Txn.of(s.handle().identity())));
         }
         for (CatalogTable table : plan.created()) {
             effects.add(new SchemaIntent.Planned(table.typeId(), table.incarnationId(), table.tableKey(),
-                    ctx.root() + "/" + table.datasetPath(), 0, new Sidecar.Txn(0, null)));
+                    TablePaths.recorded(table.datasetPath()), 0, new Sidecar.Txn(0, null)));
         }
         Sidecar intent = SchemaIntent.armed(Ulid.next(), main, state.head(), accepted.state().schemaIrHash(),
                 accepted.state().schemaIdentityDomain(), actor, nowMicros(), effects);

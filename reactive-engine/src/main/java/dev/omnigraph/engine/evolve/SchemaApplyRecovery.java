@@ -3,9 +3,12 @@ package dev.omnigraph.engine.evolve;
 import dev.omnigraph.engine.write.WriteContext;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.recovery.Sidecar.TablePin;
+import dev.omnigraph.recovery.SidecarRecovery;
+import dev.omnigraph.recovery.TablePaths;
 import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.manifest.ExpectedHead;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import dev.omnigraph.storage.manifest.ManifestSchema;
@@ -55,8 +58,11 @@ public final class SchemaApplyRecovery {
             if (published.isPresent()) {
                 return finish(sidecar).thenReturn(true);
             }
+            Optional<String> outside = ctx.sidecars().paths().refusal(sidecar);
             return ctx.manifest().commitOn(GraphBranches.MAIN, payload.rollbackGraphCommitId()).flatMap(rolledBack ->
                     rolledBack.isPresent() ? retire(sidecar).thenReturn(false)
+                            : outside.isPresent() ? Mono.error(new RecoveryRequired(sidecar.operationId(),
+                                    SidecarRecovery.refusalMessage(sidecar, outside.get()), null))
                             : canRollForward(sidecar).flatMap(forward -> forward
                                     ? rollForward(sidecar).thenReturn(true)
                                     : rollBack(sidecar).thenReturn(false)));
@@ -84,7 +90,7 @@ public final class SchemaApplyRecovery {
                 return Mono.just(false);
             }
             return Flux.fromIterable(sidecar.tables())
-                    .concatMap(pin -> ctx.tables().head(TableRef.main(pin.tablePath()))
+                    .concatMap(pin -> ctx.tables().head(TableRef.main(ctx.sidecars().paths().resolve(pin)))
                             .map(head -> pin.confirmedVersion() != null && head == pin.confirmedVersion())
                             .onErrorReturn(false))
                     .all(Boolean::booleanValue)
@@ -112,7 +118,7 @@ public final class SchemaApplyRecovery {
 
     /** A table the apply rewrote is put back to its pin's content (a restore commit), unless it never moved. */
     private Mono<TableEntry> restore(TablePin pin, ManifestState state) {
-        TableRef ref = TableRef.main(pin.tablePath());
+        TableRef ref = TableRef.main(ctx.sidecars().paths().resolve(pin));
         TableEntry entry = state.liveTables().stream()
                 .filter(live -> live.objectId().equals(ManifestSchema.tableObjectId(pin.identity().stableTableId(),
                         pin.identity().tableIncarnationId())))
@@ -128,17 +134,12 @@ public final class SchemaApplyRecovery {
 
     /** A dataset this apply created is deleted, but only when no manifest entry registers its path. */
     private Mono<Void> dropCreated(TablePin pin, ManifestState state) {
-        String relative = relative(pin.tablePath());
+        String relative = TablePaths.relative(pin).orElseThrow();
         boolean registered = state.tables().values().stream().anyMatch(entry -> entry.location().equals(relative));
         if (registered) {
             return Mono.empty();
         }
         return files.list(relative + "/").flatMapMany(Flux::fromIterable).concatMap(files::delete).then();
-    }
-
-    private String relative(String path) {
-        String prefix = ctx.root() + "/";
-        return path.startsWith(prefix) ? path.substring(prefix.length()) : path;
     }
 
     private static PublishRequest rollbackRequest(Sidecar sidecar, ManifestState state, List<TableEntry> restored) {

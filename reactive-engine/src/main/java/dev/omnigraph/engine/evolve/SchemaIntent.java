@@ -22,7 +22,10 @@ import java.util.Optional;
 final class SchemaIntent {
     static final String OPERATION = "schema_apply";
 
-    /** One planned effect: table key (target schema), where it lives, the version it starts from and its txn. */
+    /**
+     * One planned effect: table key (target schema), where it lives (relative to the root, as sidecars record it:
+     * {@link dev.omnigraph.recovery.TablePaths}), the version it starts from and its txn.
+     */
     record Planned(long typeId, long incarnationId, String tableKey, String path, long expectedVersion, Txn transaction) {
     }
 

@@ -8,6 +8,7 @@ import dev.omnigraph.recovery.Sidecar.Effect;
 import dev.omnigraph.recovery.Sidecar.Identity;
 import dev.omnigraph.recovery.Sidecar.TablePin;
 import dev.omnigraph.recovery.Sidecar.TableUpdate;
+import dev.omnigraph.recovery.TablePaths;
 import dev.omnigraph.storage.IndexSpec;
 import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.manifest.GraphBranches;
@@ -47,7 +48,8 @@ final class IndexIntent {
             TableEntry pin = table.pin();
             Identity identity = new Identity(pin.stableTableId(), pin.incarnationId());
             String branch = table.lanceBranch().orElse(null);
-            pins.add(new TablePin(identity, pin.tableKey(), table.path(), pin.version(), table.target(), null, branch));
+            pins.add(new TablePin(identity, pin.tableKey(), TablePaths.recorded(pin.location()), pin.version(),
+                    table.target(), null, branch));
             effects.add(new Effect(identity, pin.tableKey(), null, null, table.names()));
             updates.add(new TableUpdate(identity, pin.tableKey(), pin.version(), branch, null));
         }

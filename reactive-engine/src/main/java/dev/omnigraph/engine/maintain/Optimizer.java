@@ -8,6 +8,7 @@ import dev.omnigraph.engine.maintain.OptimizeResult.SkippedDrift;
 import dev.omnigraph.engine.write.RecoveryCoordinator;
 import dev.omnigraph.engine.write.WriteContext;
 import dev.omnigraph.recovery.Sidecar;
+import dev.omnigraph.recovery.TablePaths;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.error.RecoveryRequired;
@@ -263,8 +264,8 @@ public final class Optimizer {
         List<Sidecar.TablePin> pins = work.stream().map(planned -> {
             TableEntry pin = planned.pin();
             return new Sidecar.TablePin(new Sidecar.Identity(pin.stableTableId(), pin.incarnationId()), pin.tableKey(),
-                    ctx.ref(pin).path(), pin.version(), planned.lastVersion(), null, pin.lanceBranch().orElse(null),
-                    planned.compactedVersion());
+                    TablePaths.recorded(pin.location()), pin.version(), planned.lastVersion(), null,
+                    pin.lanceBranch().orElse(null), planned.compactedVersion());
         }).toList();
         return new Sidecar(Sidecar.SCHEMA_VERSION, operationId, Long.toString(MaintenanceClock.nowMicros()),
                 GraphBranches.lanceRef(branch).orElse(null), actor.orElse(ACTOR), Sidecar.WriterKind.Optimize, pins, null);

@@ -12,6 +12,7 @@ import dev.omnigraph.recovery.Sidecar.ProtocolV3;
 import dev.omnigraph.recovery.Sidecar.TablePin;
 import dev.omnigraph.recovery.Sidecar.TableUpdate;
 import dev.omnigraph.recovery.Sidecar.Txn;
+import dev.omnigraph.recovery.TablePaths;
 import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.manifest.GraphBranches;
@@ -41,7 +42,7 @@ final class IntentRecords {
             TableEntry pin = effect.change().pin();
             Identity identity = identity(pin);
             String lanceBranch = pin.lanceBranch().orElse(null);
-            pins.add(new TablePin(identity, pin.tableKey(), ctx.ref(pin).path(), pin.version(),
+            pins.add(new TablePin(identity, pin.tableKey(), TablePaths.recorded(pin.location()), pin.version(),
                     pin.version() + effect.transactions(), null, lanceBranch));
             planned.add(new Effect(identity, pin.tableKey(), txn(effect, operationId), null, null,
                     effect.chain().map(ChunkChain::declared).orElse(null)));

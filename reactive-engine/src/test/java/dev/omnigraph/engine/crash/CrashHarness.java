@@ -35,7 +35,7 @@ import reactor.core.publisher.Flux;
  * after-state from a reference run on a copy), child JVMs that die at a failpoint, and state fingerprints that
  * ignore minted ids (edges are compared by endpoints and properties).
  */
-final class CrashHarness {
+public final class CrashHarness {
     /** The logical graph: rows per table plus the user-visible commit list (recovery's own commits excluded). */
     record GraphState(Map<String, List<String>> rows, List<String> userCommits) {
     }
@@ -92,7 +92,7 @@ final class CrashHarness {
      * Runs {@code main} (args: root, action) in a child JVM with {@code failpoints} armed; true when it died at a
      * failpoint, false when it finished (any other exit fails the test with the child's output).
      */
-    static boolean diedAt(Class<?> main, Path root, String action, String failpoints, Path tmp) throws Exception {
+    public static boolean diedAt(Class<?> main, Path root, String action, String failpoints, Path tmp) throws Exception {
         Process child = ChildJvm.start(main, tmp, List.of(root.toString(), action), List.of("OMNIGRAPH_FAILPOINTS=" + failpoints));
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(child.waitFor(120, TimeUnit.SECONDS)).as("child finished").isTrue();
@@ -146,7 +146,7 @@ final class CrashHarness {
         return CrashMatrixTest.services;
     }
 
-    static void copy(Path from, Path to) throws IOException {
+    public static void copy(Path from, Path to) throws IOException {
         try (Stream<Path> files = Files.walk(from)) {
             for (Path source : files.toList()) {
                 Path target = to.resolve(from.relativize(source).toString());
