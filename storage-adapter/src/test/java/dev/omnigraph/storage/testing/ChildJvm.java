@@ -8,7 +8,8 @@ import java.util.List;
 
 /**
  * Starts a test main class in a child JVM on this JVM's class path, with the flags Arrow needs and a private
- * temp directory (a JVM killed mid-run leaves Lance's extracted native library behind; the caller deletes it).
+ * temp directory (a JVM killed mid-run may leave temp files behind, e.g. Arrow's small JNI copy; the caller deletes
+ * it). Lance's own native library is loaded from the per-user cache, never copied (io.questdb.jar.jni.JarJniLoader).
  */
 public final class ChildJvm {
     private ChildJvm() {
