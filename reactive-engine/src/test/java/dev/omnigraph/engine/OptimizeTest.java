@@ -201,7 +201,7 @@ class OptimizeTest extends ConstrainedGraphTest {
         graph.sidecars().write(new dev.omnigraph.recovery.Sidecar(dev.omnigraph.recovery.Sidecar.SCHEMA_VERSION,
                 "01OPTIMIZEFOREIGN", "0", null, "omnigraph:optimize", dev.omnigraph.recovery.Sidecar.WriterKind.Optimize,
                 List.of(new dev.omnigraph.recovery.Sidecar.TablePin(new dev.omnigraph.recovery.Sidecar.Identity(0, 0),
-                        "node:Note", ref(note).path(), note.version(), note.version() + 2, null, null)), null)).block();
+                        "node:Note", note.path(), note.version(), note.version() + 2, null, null)), null)).block();
         // …but the version past the pin is somebody's append, not compaction.
         var base = graph.services().tables().open(ref(note), OptionalLong.of(note.version())).block();
         graph.services().tables().commitStaged(graph.services().tables()
