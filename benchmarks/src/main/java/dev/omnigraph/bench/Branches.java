@@ -31,7 +31,7 @@ final class Branches implements Scenario {
         Omnigraph small = ctx.run(() -> Omnigraph.init(ctx.services(), dir.resolve("small"), Workload.SCHEMA));
         Series shallow = report.row("create: 3 tables, 1 commit", null);
         for (int r = 0; r < reps; r++) {
-            String branch = "s" + r;
+            String branch = String.format("s%03d", r); // fixed width: no name a prefix of another (LanceBranchNames)
             ctx.measure(shallow, () -> small.createBranch(branch, Optional.empty()));
         }
         for (int i = 0; i < deep; i++) {
@@ -40,14 +40,14 @@ final class Branches implements Scenario {
         }
         Series deepRow = report.row(String.format(Locale.ROOT, "create: 3 tables, %,d commits", deep + 1), shallow.name());
         for (int r = 0; r < reps; r++) {
-            String branch = "d" + r;
+            String branch = String.format("d%03d", r);
             ctx.measure(deepRow, () -> small.createBranch(branch, Optional.empty()));
         }
 
         Omnigraph wide = ctx.run(() -> Omnigraph.init(ctx.services(), dir.resolve("wide"), wideSchema(manyTables)));
         Series wideRow = report.row(String.format(Locale.ROOT, "create: %d tables, 1 commit", manyTables), shallow.name());
         for (int r = 0; r < reps; r++) {
-            String branch = "w" + r;
+            String branch = String.format("w%03d", r);
             ctx.measure(wideRow, () -> wide.createBranch(branch, Optional.empty()));
         }
 
@@ -55,7 +55,7 @@ final class Branches implements Scenario {
         Series firstOnBranch = report.row("write: first insert Person on a fresh branch (forks Person)", onMain.name());
         Series laterOnBranch = report.row("write: second insert Person on that branch", onMain.name());
         for (int r = 0; r < reps; r++) {
-            String branch = "f" + r;
+            String branch = String.format("f%03d", r);
             ctx.run(() -> small.createBranch(branch, Optional.empty()));
             int age = r;
             ctx.measure(onMain, () -> Workload.addPerson(small, "m" + age, age));

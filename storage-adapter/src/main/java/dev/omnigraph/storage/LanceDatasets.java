@@ -39,6 +39,7 @@ final class LanceDatasets {
         }
         this.storage = storage;
         this.newTableFormat = newTableFormat;
+        LanceThreads.checkOnce();
     }
 
     /** The file format {@code create} gives a new table. */
