@@ -114,6 +114,19 @@ public final class BenchContext implements AutoCloseable {
         return result;
     }
 
+    /** Bytes of every regular file under {@code root}. */
+    static long bytesUnder(Path root) throws IOException {
+        try (java.util.stream.Stream<Path> files = Files.walk(root)) {
+            return files.filter(Files::isRegularFile).mapToLong(file -> {
+                try {
+                    return Files.size(file);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }).sum();
+        }
+    }
+
     public void log(String message) {
         System.err.println("[bench] " + message);
     }

@@ -7,9 +7,6 @@ import dev.omnigraph.storage.SqlLiterals;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.TableSnapshot;
 import dev.omnigraph.storage.TableStorage;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Random;
-import java.util.stream.Stream;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
@@ -105,7 +101,8 @@ final class FileFormatBench implements Scenario {
                     }
                     return null;
                 });
-                long bytes = dataBytes(Path.of(ref.path()));
+                // Only the data files: what the format decides (manifests and transactions are the same).
+                long bytes = BenchContext.bytesUnder(Path.of(ref.path()).resolve("data"));
                 bulk.get(format).note(String.format("disk: %,d bytes of data files, %.1f bytes per row", bytes,
                         (double) bytes / rows));
             }
@@ -158,20 +155,5 @@ final class FileFormatBench implements Scenario {
         row.put("score", random.nextDouble());
         row.put("text", text.toString());
         return row;
-    }
-
-    /** Bytes of the table's data files (what the format decides; manifests and transactions are the same). */
-    private static long dataBytes(Path table) {
-        try (Stream<Path> files = Files.walk(table.resolve("data"))) {
-            return files.filter(Files::isRegularFile).mapToLong(file -> {
-                try {
-                    return Files.size(file);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }).sum();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -7,14 +7,12 @@ import dev.omnigraph.engine.maintain.MinorCompactions;
 import dev.omnigraph.engine.maintain.OptimizeResult;
 import dev.omnigraph.storage.root.GraphRoot;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.stream.Stream;
 
 /**
  * A long-lived graph under maintenance: single-row {@code insert Note} writes up to a depth D (10,000, or
@@ -75,8 +73,8 @@ final class MaintainedHistory implements Scenario {
             Series cleanup = report.row("cleanup --keep " + KEEP + " @ " + at, null);
             CleanupReport cleaned = ctx.measure(cleanup, () -> graph.cleanup(
                     CleanupOptions.of(OptionalInt.of(KEEP), Optional.empty(), true).withOrphanGrace(Duration.ZERO)));
-            long onDisk = bytes(root);
-            long manifest = bytes(root.resolve("__manifest"));
+            long onDisk = BenchContext.bytesUnder(root);
+            long manifest = BenchContext.bytesUnder(root.resolve("__manifest"));
             // What the newest 10 commits' time travel costs: a --keep 1 preview reports what it would also free.
             long keepOneFloor = onDisk - ctx.run(() -> graph.cleanup(CleanupOptions.of(OptionalInt.of(1), Optional.empty(),
                     false))).bytes();
@@ -122,21 +120,9 @@ final class MaintainedHistory implements Scenario {
             ctx.run(() -> fresh.optimize(Optional.empty()));
             fresh.close();
             ctx.log("maintained-history live data by part: " + DiskComposition.of(dir.resolve("graph")));
-            return bytes(dir.resolve("graph"));
+            return BenchContext.bytesUnder(dir.resolve("graph"));
         } finally {
             BenchContext.deleteTree(dir);
-        }
-    }
-
-    private static long bytes(Path root) throws IOException {
-        try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(Files::isRegularFile).mapToLong(file -> {
-                try {
-                    return Files.size(file);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }).sum();
         }
     }
 }

@@ -26,14 +26,11 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -139,7 +136,7 @@ class Lance039FixtureCompatTest {
     @EnumSource(PendingWrite.class)
     void aPendingWriteRecoversToExactlyTheOldOrTheNewGraph(PendingWrite write, @TempDir Path dir) throws IOException {
         PendingRecord recorded = expected.pending().get(write.root);
-        Map<String, String> original = digests(fixture.resolve(write.root));
+        Map<String, String> original = CrashHarness.digests(fixture.resolve(write.root));
         Path root = copyOf(write.root, dir);
         assertThat(sidecarFiles(root)).containsExactly(recorded.operationId() + ".json");
 
@@ -179,7 +176,7 @@ class Lance039FixtureCompatTest {
             assertThat(Fixture039.rows(graph, ReadTarget.branch(write.branch)).get("Person"))
                     .anyMatch(line -> line.contains("\"Kim\""));
         }
-        assertThat(digests(fixture.resolve(write.root))).as("the fixture itself is untouched").isEqualTo(original);
+        assertThat(CrashHarness.digests(fixture.resolve(write.root))).as("the fixture itself is untouched").isEqualTo(original);
     }
 
     @Test
@@ -241,19 +238,4 @@ class Lance039FixtureCompatTest {
         }
     }
 
-    /** SHA-256 of every file under {@code root}, by relative path. */
-    static Map<String, String> digests(Path root) throws IOException {
-        Map<String, String> out = new TreeMap<>();
-        try (Stream<Path> files = Files.walk(root)) {
-            for (Path file : files.filter(Files::isRegularFile).toList()) {
-                try {
-                    out.put(root.relativize(file).toString(),
-                            HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file))));
-                } catch (java.security.NoSuchAlgorithmException e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-        }
-        return out;
-    }
 }

@@ -20,14 +20,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -73,11 +68,11 @@ class CopiedRootRecoveryTest {
 
         Path copy = dir.resolve("copy");
         CrashHarness.copy(original, copy);
-        Map<String, String> untouched = digests(original);
+        Map<String, String> untouched = CrashHarness.digests(original);
         try (Omnigraph graph = Omnigraph.open(services, copy, OpenMode.READ_WRITE).block()) {
             assertRecovered(graph, expected.before(), RecoveryRecord.Kind.RolledBack, pending);
         }
-        assertThat(digests(original)).as("the original, after its copy recovered").isEqualTo(untouched);
+        assertThat(CrashHarness.digests(original)).as("the original, after its copy recovered").isEqualTo(untouched);
         try (Omnigraph graph = Omnigraph.open(services, original, OpenMode.READ_WRITE).block()) {
             assertRecovered(graph, expected.before(), RecoveryRecord.Kind.RolledBack, pending);
         }
@@ -91,11 +86,11 @@ class CopiedRootRecoveryTest {
 
         Path copy = dir.resolve("copy");
         CrashHarness.copy(original, copy);
-        Map<String, String> untouched = digests(original);
+        Map<String, String> untouched = CrashHarness.digests(original);
         try (Omnigraph graph = Omnigraph.open(services, copy, OpenMode.READ_WRITE).block()) {
             assertRecovered(graph, expected.after(), RecoveryRecord.Kind.RolledForward, pending);
         }
-        assertThat(digests(original)).isEqualTo(untouched);
+        assertThat(CrashHarness.digests(original)).isEqualTo(untouched);
         try (Omnigraph graph = Omnigraph.open(services, original, OpenMode.READ_WRITE).block()) {
             assertRecovered(graph, expected.after(), RecoveryRecord.Kind.RolledForward, pending);
         }
@@ -121,7 +116,7 @@ class CopiedRootRecoveryTest {
 
         Path copy = dir.resolve("copy");
         CrashHarness.copy(original, copy);
-        Map<String, String> untouched = digests(original);
+        Map<String, String> untouched = CrashHarness.digests(original);
         try (Omnigraph graph = Omnigraph.open(services, copy, OpenMode.READ_WRITE).block()) {
             assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
             assertThat(CrashHarness.state(graph, BranchCrashTest.BRANCH, services)).isEqualTo(before);
@@ -133,7 +128,7 @@ class CopiedRootRecoveryTest {
         assertThat(forks(copy, "node:Person")).as("the copy's fork, reclaimed").isEmpty();
         assertThat(forks(copy, "edge:Knows")).isEmpty();
         assertThat(forks(original, "node:Person")).as("the original's fork, kept").containsExactly(BranchCrashTest.BRANCH);
-        assertThat(digests(original)).isEqualTo(untouched);
+        assertThat(CrashHarness.digests(original)).isEqualTo(untouched);
         try (Omnigraph graph = Omnigraph.open(services, original, OpenMode.READ_WRITE).block()) {
             assertThat(CrashHarness.state(graph, BranchCrashTest.BRANCH, services)).isEqualTo(before);
             assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
@@ -146,7 +141,7 @@ class CopiedRootRecoveryTest {
         CrashHarness.Expectation expected = CrashHarness.expectation(CrashScenario.INSERT, services, scratch);
         Path original = killed(expected, CrashScenario.INSERT, "mutation.after_commit:1", dir);
         Sidecar pending = onlySidecar(original);
-        Map<String, String> untouched = digests(original);
+        Map<String, String> untouched = CrashHarness.digests(original);
 
         // As the build before relative paths wrote it: absolute, under the directory the graph was made in.
         Path legacy = dir.resolve("legacy");
@@ -168,7 +163,7 @@ class CopiedRootRecoveryTest {
             assertThat(CrashHarness.state(graph, "main", services)).isEqualTo(expected.before());
             assertThat(graph.recoveries().collectList().block()).isEmpty();
         }
-        assertThat(digests(original)).isEqualTo(untouched);
+        assertThat(CrashHarness.digests(original)).isEqualTo(untouched);
     }
 
     /** A copy of {@code scenario}'s template whose write a child JVM died in at {@code point}. */
@@ -213,18 +208,4 @@ class CopiedRootRecoveryTest {
         }
     }
 
-    static Map<String, String> digests(Path root) throws IOException {
-        Map<String, String> out = new TreeMap<>();
-        try (Stream<Path> files = Files.walk(root)) {
-            for (Path file : files.filter(Files::isRegularFile).toList()) {
-                try {
-                    out.put(root.relativize(file).toString(),
-                            HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file))));
-                } catch (NoSuchAlgorithmException e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-        }
-        return out;
-    }
 }

@@ -158,4 +158,20 @@ public final class CrashHarness {
             }
         }
     }
+
+    /** SHA-256 of every file under {@code root}, by relative path: proves a tree was not written to. */
+    public static Map<String, String> digests(Path root) throws IOException {
+        Map<String, String> out = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                try {
+                    out.put(root.relativize(file).toString(), java.util.HexFormat.of().formatHex(
+                            java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file))));
+                } catch (java.security.NoSuchAlgorithmException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        return out;
+    }
 }
