@@ -200,7 +200,9 @@ class OptimizeTest extends ConstrainedGraphTest {
         // An interrupted optimize that planned one task on Note (range pin+1 .. pin+2)…
         graph.sidecars().write(new dev.omnigraph.recovery.Sidecar(dev.omnigraph.recovery.Sidecar.SCHEMA_VERSION,
                 "01OPTIMIZEFOREIGN", "0", null, "omnigraph:optimize", dev.omnigraph.recovery.Sidecar.WriterKind.Optimize,
-                List.of(new dev.omnigraph.recovery.Sidecar.TablePin(new dev.omnigraph.recovery.Sidecar.Identity(0, 0),
+                List.of(new dev.omnigraph.recovery.Sidecar.TablePin(new dev.omnigraph.recovery.Sidecar.Identity(
+                        EngineInternals.pins(graph).get("node:Note").stableTableId(),
+                        EngineInternals.pins(graph).get("node:Note").incarnationId()),
                         "node:Note", note.path(), note.version(), note.version() + 2, null, null)), null)).block();
         // …but the version past the pin is somebody's append, not compaction.
         var base = graph.services().tables().open(ref(note), OptionalLong.of(note.version())).block();

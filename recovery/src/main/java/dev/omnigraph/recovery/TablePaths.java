@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
  * tables and never another root's. Recovery resolves a recorded path against {@link #root}, the root the sidecar was
  * read from, and nothing else:
  * <ul>
- *   <li>a relative path is taken under the root when it stays there (no empty, {@code .} or {@code ..} segment, no
- *       backslash, no scheme);</li>
+ *   <li>a relative path is taken under the root when it is exactly the location the pin's table key and identity
+ *       name ({@code nodes|edges/<type id>-<incarnation>}), which is all a writer ever records;</li>
  *   <li>an absolute path ({@code /…}, {@code s3://…}) was recorded by a build before this rule, under the root it
  *       was made in. It is read by its position relative to that root, which is the table's place in the layout:
  *       it must end with {@code /<dir>/<type id>-<incarnation>}, the location the pin's table key and identity name
@@ -77,7 +77,9 @@ public record TablePaths(String root) {
         if (path.startsWith("/") || SCHEME.matcher(path).find()) {
             return layoutLocation(pin).filter(location -> path.endsWith("/" + location));
         }
-        return inside(path) ? Optional.of(path) : Optional.empty();
+        // Inside the root is not enough: a path naming another table (or __manifest) would point recovery's restores
+        // and drops at data the pin does not own. A writer records exactly the layout location, so nothing else passes.
+        return layoutLocation(pin).filter(path::equals);
     }
 
     /** The location the layout gives {@code pin}'s table: {@code nodes|edges/<type id>-<incarnation>}, 16 hex digits each. */

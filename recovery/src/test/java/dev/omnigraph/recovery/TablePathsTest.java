@@ -58,9 +58,12 @@ class TablePathsTest {
     @ValueSource(strings = {"../elsewhere/" + PERSON, "nodes/../../elsewhere", "nodes//x", "./" + PERSON, "nodes\\x",
             // absolute, but not the pin's own place in the layout (another table, another kind, no layout at all)
             "/original/graph/nodes/0000000000000005-0000000000000009", "/original/graph/edges/0000000000000004-0000000000000009",
-            "/etc/passwd", "/original/graph/" + PERSON + "/tree/feature"})
-    void aPathOutsideTheRootIsRefusedAndNeverResolved(String recorded) {
-        TablePin good = pin("node:Company", "nodes/0000000000000001-0000000000000001");
+            "/etc/passwd", "/original/graph/" + PERSON + "/tree/feature",
+            // relative and inside the root, but not the pin's own table: another type, the manifest, an encoded escape
+            "nodes/0000000000000005-0000000000000009", "__manifest", "nodes/%2e%2e/%2e%2e/x", PERSON + "/tree/feature"})
+    void aPathThatIsNotThePinsOwnTableIsRefusedAndNeverResolved(String recorded) {
+        TablePin good = new TablePin(new Identity(1, 1), "node:Company", "nodes/0000000000000001-0000000000000001", 3, 4,
+                null, null);
         TablePin bad = pin("node:Person", recorded);
         assertThat(PATHS.refusal(sidecar(good, bad))).hasValueSatisfying(reason -> assertThat(reason)
                 .contains(recorded, "node:Person", "/copy/graph"));

@@ -76,9 +76,12 @@ final class LanceStagedHandle implements StagedHandle {
     void release() {
         try {
             transaction.close(); // frees what the operation holds natively (an Overwrite's exported schema)
-            dataset.close();
         } finally {
-            allocator.close();
+            try {
+                dataset.close();
+            } finally {
+                allocator.close();
+            }
         }
     }
 

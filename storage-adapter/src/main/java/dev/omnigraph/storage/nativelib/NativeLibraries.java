@@ -76,9 +76,14 @@ public final class NativeLibraries {
                 // A noexec mount, the same path bound to another class loader, or a damaged copy: a temp copy loads
                 // where jar-jni's did.
                 log().warn("Cannot load {} ({}); loading a temp copy instead", copy.get(), e.getMessage());
-                if (cache.evictIfCorrupt(library.get(), copy.get())) {
-                    log().warn("{} did not match the jar and was removed; the next start extracts it again",
-                            copy.get());
+                try {
+                    if (cache.evictIfCorrupt(library.get(), copy.get())) {
+                        log().warn("{} did not match the jar and was removed; the next start extracts it again",
+                                copy.get());
+                    }
+                } catch (IOException gone) {
+                    // Removed meanwhile (another install's sweep), or unreadable: the temp copy still loads.
+                    log().warn("Cannot check {} ({})", copy.get(), gone.toString());
                 }
             }
         }
