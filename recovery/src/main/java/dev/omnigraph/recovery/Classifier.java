@@ -94,7 +94,8 @@ final class Classifier {
         TableRef ref = paths.ref(pin);
         long published = state.table(pin.tableKey()).map(TableEntry::version).orElse(0L);
         long expected = pin.expectedVersion();
-        if (sidecar.writerKind() == Sidecar.WriterKind.EnsureIndices) { // index versions: never read their transaction
+        if (sidecar.writerKind() == Sidecar.WriterKind.EnsureIndices && planned(sidecar, pin.tableKey()) == null) {
+            // An ensure of the previous build (one inline build per index, no transaction named): proven by shape.
             return IndexPins.classify(tables, sidecar, pin, ref, published, ForkPins.isFork(pin, state));
         }
         Optional<Sidecar.Chain> chain = chain(sidecar, pin.tableKey());
@@ -106,6 +107,10 @@ final class Classifier {
                     .map(found -> new Classified(found.getKey(), found.getValue()));
         }
         Txn planned = planned(sidecar, pin.tableKey());
+        if (planned == null) {
+            return Mono.error(new StorageFault("sidecar " + sidecar.operationId() + " pins " + pin.tableKey()
+                    + " without a planned transaction", null));
+        }
         return tables.head(ref).flatMap(head -> {
             if (head < published) return Mono.just(new Classified(TableClass.INVARIANT_VIOLATION, head));
             if (published != expected) return Mono.just(new Classified(TableClass.FOREIGN, head));
@@ -137,9 +142,7 @@ final class Classifier {
 
     private static Txn planned(Sidecar sidecar, String tableKey) {
         return sidecar.protocolV3().effects().stream().filter(effect -> effect.tableKey().equals(tableKey))
-                .map(Sidecar.Effect::plannedTransaction).findFirst()
-                .orElseThrow(() -> new StorageFault("sidecar " + sidecar.operationId() + " pins " + tableKey
-                        + " without a planned transaction", null));
+                .map(Sidecar.Effect::plannedTransaction).filter(java.util.Objects::nonNull).findFirst().orElse(null);
     }
 
     private static Optional<Sidecar.Chain> chain(Sidecar sidecar, String tableKey) {

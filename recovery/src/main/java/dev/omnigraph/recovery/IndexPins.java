@@ -14,7 +14,10 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The per-table classification of an EnsureIndices sidecar. An index build commits a version Lance will not
+ * The per-table classification of an EnsureIndices sidecar written by the previous build (Lance 0.39), which named
+ * no transaction: it built each index inline, one version per index. Today's ensure names one staged CreateIndex
+ * transaction per table and is classified exactly, like a data write ({@link Classifier}); this bridge stays so a
+ * sidecar left by a crash of the old build is still recovered after an upgrade. An index build committed a version Lance would not
  * describe ({@code readTransaction} aborts the JVM on it), so ownership is proven by shape instead: each version
  * past the pin {@code E} must list exactly the indexes of {@code E} plus the next planned one, in plan order. A
  * data commit never adds an index and a foreign build never carries this intent's next name at that position, so

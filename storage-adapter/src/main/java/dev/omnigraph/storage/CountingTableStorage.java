@@ -166,13 +166,14 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<Long> createIndex(TableRef ref, long expectedVersion, IndexSpec spec) {
-        return counted(Call.INDEX, () -> delegate.createIndex(ref, expectedVersion, spec));
+    public Mono<Optional<StagedHandle>> stageIndexes(TableSnapshot snapshot, List<IndexSpec> specs,
+                                                    Map<String, String> properties) {
+        return counted(Call.INDEX, () -> delegate.stageIndexes(snapshot, specs, properties));
     }
 
     @Override
-    public Mono<Long> rebuildIndex(TableRef ref, long expectedVersion, IndexSpec spec) {
-        return counted(Call.INDEX, () -> delegate.rebuildIndex(ref, expectedVersion, spec));
+    public Mono<List<IndexSpec>> indexWork(TableRef ref, long version, List<IndexSpec> specs) {
+        return counted(Call.INDEX, () -> delegate.indexWork(ref, version, specs));
     }
 
     @Override

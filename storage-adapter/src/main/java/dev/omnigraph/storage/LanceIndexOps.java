@@ -3,50 +3,56 @@ package dev.omnigraph.storage;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import reactor.core.publisher.Mono;
 
-/** The index part of {@link LanceTableStorage}: index builds, their coverage, and vector search. */
+/** The index part of {@link LanceTableStorage}: staged index work, index coverage, and vector search. */
 final class LanceIndexOps {
     private final LanceDatasets datasets;
+    private final LanceStaging staging;
 
-    LanceIndexOps(LanceDatasets datasets) {
+    LanceIndexOps(LanceDatasets datasets, LanceStaging staging) {
         this.datasets = datasets;
+        this.staging = staging;
     }
 
     Mono<List<String>> names(TableRef ref, long version) {
         return datasets.with("indexNames", ref, OptionalLong.of(version), (dataset, allocator) -> LanceIndexes.names(dataset));
     }
 
-    Mono<Long> create(TableRef ref, long expectedVersion, IndexSpec spec) {
-        return datasets.with("createIndex", ref, OptionalLong.empty(),
-                (dataset, allocator) -> LanceIndexes.create(ref, dataset, expectedVersion, spec, false));
-    }
-
-    Mono<Long> rebuild(TableRef ref, long expectedVersion, IndexSpec spec) {
-        return datasets.with("rebuildIndex", ref, OptionalLong.empty(),
-                (dataset, allocator) -> LanceIndexes.create(ref, dataset, expectedVersion, spec, true));
+    /** One CreateIndex transaction with every segment {@code specs} need at the snapshot; empty when none needs any. */
+    Mono<Optional<StagedHandle>> stage(TableSnapshot snapshot, List<IndexSpec> specs, Map<String, String> properties) {
+        return staging.stageCounted("stageIndexes", snapshot, properties, (dataset, allocator) ->
+                LanceIndexes.stage(dataset, specs).map(operation -> new LanceStaging.CountedOperation(operation, OptionalLong.of(0))));
     }
 
     Mono<List<String>> partial(TableRef ref, long version, double unindexedShare) {
-        // The coverage first: where it cannot be read (not a local root) or there is no index, nothing is opened.
-        return datasets.storage().call(() -> LanceIndexCoverage.read(ref, version).orElse(Map.of()))
-                .flatMap(coverage -> coverage.isEmpty() ? Mono.just(List.<String>of())
-                        : datasets.with("partialIndexes", ref, OptionalLong.of(version), (dataset, allocator) -> {
-                            Map<Integer, Long> rows = new HashMap<>();
-                            dataset.getFragments().forEach(fragment -> rows.put(fragment.getId(), fragment.metadata().getNumRows()));
-                            long total = rows.values().stream().mapToLong(Long::longValue).sum();
-                            return coverage.entrySet().stream().filter(index -> {
-                                Set<Integer> covered = index.getValue();
-                                if (covered.containsAll(rows.keySet())) {
-                                    return false;
-                                }
-                                long unindexed = rows.entrySet().stream().filter(f -> !covered.contains(f.getKey()))
-                                        .mapToLong(Map.Entry::getValue).sum();
-                                return unindexedShare <= 0 || unindexed > unindexedShare * total;
-                            }).map(Map.Entry::getKey).sorted().toList();
-                        }));
+        return datasets.with("partialIndexes", ref, OptionalLong.of(version), (dataset, allocator) -> {
+            Map<String, Set<Integer>> coverage = LanceIndexes.coverage(dataset);
+            if (coverage.isEmpty()) {
+                return List.<String>of();
+            }
+            Map<Integer, Long> rows = new HashMap<>();
+            dataset.getFragments().forEach(fragment -> rows.put(fragment.getId(), fragment.metadata().getNumRows()));
+            long total = rows.values().stream().mapToLong(Long::longValue).sum();
+            return coverage.entrySet().stream().filter(index -> {
+                Set<Integer> covered = index.getValue();
+                if (covered.containsAll(rows.keySet())) {
+                    return false;
+                }
+                long unindexed = rows.entrySet().stream().filter(f -> !covered.contains(f.getKey()))
+                        .mapToLong(Map.Entry::getValue).sum();
+                return unindexedShare <= 0 || unindexed > unindexedShare * total;
+            }).map(Map.Entry::getKey).sorted().toList();
+        });
+    }
+
+    /** The specs among {@code specs} that need work at {@code version} of {@code ref}, in order. */
+    Mono<List<IndexSpec>> needingWork(TableRef ref, long version, List<IndexSpec> specs) {
+        return datasets.with("indexWork", ref, OptionalLong.of(version), (dataset, allocator) ->
+                specs.stream().filter(spec -> LanceIndexes.need(dataset, spec) != LanceIndexes.Need.NONE).toList());
     }
 
     Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request) {

@@ -1,13 +1,22 @@
 package dev.omnigraph.storage;
 
+import dev.omnigraph.storage.error.StorageFault;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.lance.Dataset;
+import org.lance.Fragment;
 import org.lance.index.DistanceType;
+import org.lance.index.Index;
+import org.lance.index.IndexOptions;
 import org.lance.index.IndexParams;
 import org.lance.index.IndexType;
-import org.lance.index.scalar.ScalarIndexParams;
+import org.lance.index.scalar.BTreeIndexParams;
+import org.lance.index.scalar.InvertedIndexParams;
+import org.lance.index.vector.IvfBuildParams;
 import org.lance.index.vector.VectorIndexParams;
-import dev.omnigraph.storage.error.ReadSetChanged;
-import dev.omnigraph.storage.error.StorageFault;
+import org.lance.index.vector.VectorTrainer;
+import org.lance.operation.CreateIndex;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.Query;
 import org.lance.ipc.ScanOptions;
@@ -18,20 +27,28 @@ import java.util.Optional;
 import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
- * Index builds on an open dataset. Lance 0.39 cannot stage an index: {@code createIndex} commits a new version
- * on the spot (lance-java.md §9). So a build is exact by construction instead: the dataset must be at the
- * expected version before the call and exactly one version later after it, and the new version must list the
- * index. Nothing here reads a transaction: {@code readTransaction()} aborts the JVM on an index version.
+ * Index work on an open dataset, staged: each index segment is written without a commit ({@code createIndex} with
+ * explicit fragment ids writes files only; an inverted segment then gets its metadata merged, an IVF segment is built
+ * on centroids trained first), and the segments are returned for ONE {@code CreateIndex} transaction that the caller
+ * commits at the dataset's version + 1 (lance-java-7.md §4). An index the version lacks is built over every fragment;
+ * one that misses fragments gets a delta segment over just those (earlier segments, and the versions that share
+ * them, are left alone), unless it is a vector index or has {@link #MAX_SEGMENTS} segments already: then it is
+ * rebuilt whole and its old segments are removed in the same transaction.
  */
 final class LanceIndexes {
     /**
-     * Tokenizer settings of inverted indexes (Lance refuses one without them), spelled out so the index splits text
-     * as the engine's own Tokenizer does: simple base tokenizer, lower-cased, no stemming, no stop words, no ASCII
-     * folding, tokens under 40 bytes.
+     * Tokenizer settings of inverted indexes, spelled out so the index splits text as the engine's own Tokenizer does:
+     * simple base tokenizer, lower-cased, no stemming, no stop words, no ASCII folding, tokens under 40 bytes.
      */
-    private static final String INVERTED_PARAMS = "{\"base_tokenizer\":\"simple\",\"language\":\"English\","
-            + "\"with_position\":false,\"lower_case\":true,\"stem\":false,\"remove_stop_words\":false,"
-            + "\"ascii_folding\":false,\"max_token_length\":40}";
+    private static final IndexParams INVERTED = IndexParams.builder().setScalarIndexParams(InvertedIndexParams.builder()
+            .baseTokenizer("simple").language("English").withPosition(false).lowerCase(true).stem(false)
+            .removeStopWords(false).asciiFolding(false).maxTokenLength(40).build()).build();
+    private static final IndexParams BTREE = IndexParams.builder()
+            .setScalarIndexParams(BTreeIndexParams.builder().build()).build();
+    /** Segments an index may have before the next catch-up rebuilds it whole (each segment is one more lookup). */
+    static final int MAX_SEGMENTS = 8;
+    /** A vector index is retrained once the fragments it does not cover hold more than this share of the rows. */
+    static final double VECTOR_RETRAIN_SHARE = 0.2;
 
     private LanceIndexes() {
     }
@@ -40,25 +57,84 @@ final class LanceIndexes {
         return dataset.listIndexes().stream().sorted().toList();
     }
 
+    /** The fragment ids each index of {@code dataset} covers (the union of its segments), by name. */
+    static Map<String, Set<Integer>> coverage(Dataset dataset) {
+        Map<String, Set<Integer>> out = new TreeMap<>();
+        for (Index segment : dataset.getIndexes()) {
+            out.computeIfAbsent(segment.name(), name -> new TreeSet<>()).addAll(segment.fragments().orElse(List.of()));
+        }
+        return out;
+    }
+
+    /** What one index needs at a version: nothing, a first build, a delta segment, or a whole rebuild. */
+    enum Need { NONE, BUILD, EXTEND, REBUILD }
+
     /**
-     * Builds {@code spec} on {@code dataset} (opened at its latest version); returns the version it produced. With
-     * {@code replace} the index must exist and is rebuilt over every fragment; without, it must not exist yet.
+     * What {@code spec} needs at {@code dataset}'s version: a table without fragments needs nothing (there is nothing
+     * to index; its first write builds it), a missing index a build, a partial one a delta or (vectors past
+     * {@link #VECTOR_RETRAIN_SHARE}, or {@link #MAX_SEGMENTS} segments) a rebuild.
      */
-    static long create(TableRef ref, Dataset dataset, long expectedVersion, IndexSpec spec, boolean replace) {
-        if (dataset.version() != expectedVersion) {
-            throw new ReadSetChanged("table " + ref, "version " + expectedVersion, "version " + dataset.version());
+    static Need need(Dataset dataset, IndexSpec spec) {
+        Map<Integer, Long> rows = new TreeMap<>();
+        dataset.getFragments().forEach(fragment -> rows.put(fragment.getId(), fragment.metadata().getNumRows()));
+        if (rows.isEmpty()) {
+            return Need.NONE;
         }
-        if (dataset.listIndexes().contains(spec.name()) != replace) {
-            throw new StorageFault("index " + spec.name() + (replace ? " does not exist on " : " already exists on ")
-                    + ref, null);
+        List<Index> segments = dataset.getIndexes().stream().filter(index -> index.name().equals(spec.name())).toList();
+        if (segments.isEmpty()) {
+            return Need.BUILD;
         }
-        dataset.createIndex(List.of(spec.column()), type(spec), Optional.of(spec.name()), params(spec), replace);
-        long achieved = dataset.version();
-        if (achieved != expectedVersion + 1 || !dataset.listIndexes().contains(spec.name())) {
-            throw new StorageFault("index " + spec.name() + " on " + ref + " landed as version " + achieved
-                    + ", not exactly on " + (expectedVersion + 1), null);
+        Set<Integer> covered = new TreeSet<>();
+        segments.forEach(segment -> covered.addAll(segment.fragments().orElse(List.of())));
+        long total = rows.values().stream().mapToLong(Long::longValue).sum();
+        long unindexed = rows.entrySet().stream().filter(f -> !covered.contains(f.getKey())).mapToLong(Map.Entry::getValue).sum();
+        if (covered.containsAll(rows.keySet())) {
+            return Need.NONE;
         }
-        return achieved;
+        if (spec.kind() == IndexSpec.Kind.VECTOR) {
+            return unindexed > VECTOR_RETRAIN_SHARE * total ? Need.REBUILD : Need.NONE;
+        }
+        return segments.size() >= MAX_SEGMENTS ? Need.REBUILD : Need.EXTEND;
+    }
+
+    /**
+     * The segments {@code specs} need at {@code dataset}'s version, written but not committed, as one CreateIndex
+     * operation; empty when none needs anything.
+     */
+    static Optional<CreateIndex> stage(Dataset dataset, List<IndexSpec> specs) {
+        List<Index> added = new ArrayList<>();
+        List<Index> removed = new ArrayList<>();
+        for (IndexSpec spec : specs) {
+            Need need = need(dataset, spec);
+            if (need == Need.NONE) {
+                continue;
+            }
+            List<Index> existing = dataset.getIndexes().stream().filter(index -> index.name().equals(spec.name())).toList();
+            List<Integer> fragments = dataset.getFragments().stream().map(Fragment::getId).toList();
+            if (need == Need.EXTEND) {
+                Set<Integer> covered = new TreeSet<>();
+                existing.forEach(segment -> covered.addAll(segment.fragments().orElse(List.of())));
+                fragments = fragments.stream().filter(id -> !covered.contains(id)).toList();
+            }
+            added.add(segment(dataset, spec, fragments, need != Need.BUILD));
+            if (need == Need.REBUILD) {
+                removed.addAll(existing);
+            }
+        }
+        return added.isEmpty() ? Optional.empty()
+                : Optional.of(CreateIndex.builder().withNewIndices(added).withRemovedIndices(removed).build());
+    }
+
+    /** One uncommitted segment of {@code spec} over {@code fragments}. */
+    private static Index segment(Dataset dataset, IndexSpec spec, List<Integer> fragments, boolean nameExists) {
+        IndexOptions options = IndexOptions.builder(List.of(spec.column()), type(spec), params(dataset, spec))
+                .withIndexName(spec.name()).replace(nameExists).withFragmentIds(fragments).build();
+        Index segment = dataset.createIndex(options);
+        if (spec.kind() == IndexSpec.Kind.INVERTED) {
+            // A segment built from explicit fragments has only its partition files until its metadata is merged.
+            dataset.mergeIndexMetadata(segment.uuid().toString(), IndexType.INVERTED, Optional.empty());
+        }
+        return segment;
     }
 
     /**
@@ -102,17 +178,25 @@ final class LanceIndexes {
             case BTREE -> IndexType.BTREE;
             case BITMAP -> IndexType.BITMAP;
             case INVERTED -> IndexType.INVERTED;
-            case VECTOR -> IndexType.VECTOR; // IVF_FLAT/IVF_PQ are refused by name in 0.39; params pick the kind
+            case VECTOR -> IndexType.IVF_FLAT;
         };
     }
 
-    private static IndexParams params(IndexSpec spec) {
-        IndexParams.Builder builder = IndexParams.builder();
+    /**
+     * Build parameters. A vector segment needs its IVF centroids up front when built from explicit fragments, so they
+     * are trained first (k-means over a sample of the column at this version), {@code spec.partitions()} of them.
+     */
+    private static IndexParams params(Dataset dataset, IndexSpec spec) {
         return switch (spec.kind()) {
-            case BTREE -> builder.setScalarIndexParams(ScalarIndexParams.create("btree")).build();
-            case BITMAP -> builder.setScalarIndexParams(ScalarIndexParams.create("bitmap")).build();
-            case INVERTED -> builder.setScalarIndexParams(ScalarIndexParams.create("inverted", INVERTED_PARAMS)).build();
-            case VECTOR -> builder.setVectorIndexParams(VectorIndexParams.ivfFlat(spec.partitions(), DistanceType.L2)).build();
+            case BTREE -> BTREE;
+            case BITMAP -> throw new StorageFault("bitmap indexes are no longer built (enums and booleans get a BTREE)", null);
+            case INVERTED -> INVERTED;
+            case VECTOR -> {
+                IvfBuildParams.Builder ivf = new IvfBuildParams.Builder().setNumPartitions(spec.partitions());
+                float[] centroids = VectorTrainer.trainIvfCentroids(dataset, spec.column(), ivf.build(), DistanceType.L2);
+                yield IndexParams.builder().setVectorIndexParams(new VectorIndexParams.Builder(
+                        ivf.setCentroids(centroids).build()).setDistanceType(DistanceType.L2).build()).build();
+            }
         };
     }
 }

@@ -327,7 +327,7 @@ final class LanceStaging {
     }
 
     /** As {@link #stage}, for operations that know how many rows their commit adds net (see {@link StagedHandle#rowDelta}). */
-    private Mono<Optional<StagedHandle>> stageCounted(String operation, TableSnapshot snapshot,
+    Mono<Optional<StagedHandle>> stageCounted(String operation, TableSnapshot snapshot,
                                                       Map<String, String> properties, CountedBuilder build) {
         TableRef ref = snapshot.ref();
         return datasets.storage().call(() -> {
@@ -435,11 +435,11 @@ final class LanceStaging {
     }
 
     /** An operation and the net rows its commit adds, when known. */
-    private record CountedOperation(Operation operation, OptionalLong rowDelta) {
+    record CountedOperation(Operation operation, OptionalLong rowDelta) {
     }
 
     @FunctionalInterface
-    private interface CountedBuilder {
+    interface CountedBuilder {
         Optional<CountedOperation> apply(Dataset dataset, BufferAllocator allocator);
     }
 }

@@ -49,7 +49,7 @@ public final class LanceTableStorage implements TableStorage {
         this.versions = new LanceVersionReads(datasets);
         this.staging = new LanceStaging(datasets, versions);
         this.branches = new LanceBranchOps(datasets);
-        this.indexes = new LanceIndexOps(datasets);
+        this.indexes = new LanceIndexOps(datasets, staging);
         this.maintenance = new LanceMaintenance(datasets);
     }
 
@@ -218,13 +218,14 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<Long> createIndex(TableRef ref, long expectedVersion, IndexSpec spec) {
-        return indexes.create(ref, expectedVersion, spec);
+    public Mono<Optional<StagedHandle>> stageIndexes(TableSnapshot snapshot, List<IndexSpec> specs,
+                                                    Map<String, String> properties) {
+        return indexes.stage(snapshot, specs, properties);
     }
 
     @Override
-    public Mono<Long> rebuildIndex(TableRef ref, long expectedVersion, IndexSpec spec) {
-        return indexes.rebuild(ref, expectedVersion, spec);
+    public Mono<List<IndexSpec>> indexWork(TableRef ref, long version, List<IndexSpec> specs) {
+        return indexes.needingWork(ref, version, specs);
     }
 
     @Override

@@ -27,12 +27,11 @@ final class LanceVersionReads {
 
     Mono<Optional<TransactionIdentity>> transactionAt(TableRef ref, long version) {
         return datasets.with("transactionAt", ref, OptionalLong.of(version), (dataset, allocator) -> {
-            // A branch's first version (a Clone) and an index build are recognised first: reading their
-            // transactions aborts the JVM, and neither is ever a commit a sidecar owns.
+            // A branch's first version (a Clone) is recognised first: reading its transaction aborts the JVM, and it
+            // is never a commit a sidecar owns.
             OptionalLong fork = LanceDatasets.forkOf(ref, allocator);
             if (fork.isPresent() && version <= fork.getAsLong()) {
-                // The fork itself is a Clone; below it the versions are the parent's, outside this branch's tree
-                // (where the index-build check reads manifests), and read as before.
+                // The fork itself is a Clone; below it the versions are the parent's, read as before.
                 return version == fork.getAsLong() ? Optional.<TransactionIdentity>empty()
                         : dataset.readTransaction().map(TransactionIdentity::of);
             }

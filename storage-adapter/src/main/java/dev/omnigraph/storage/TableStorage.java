@@ -107,9 +107,8 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Mono<Void> discard(StagedHandle handle);
 
     /**
-     * The identity of the transaction that produced {@code version}, for data transactions (append, delete,
-     * update, overwrite, restore). Empty for version 1, for an index build and for a branch's first version:
-     * Lance aborts the JVM when their transactions are read, so they are recognised without reading them.
+     * The identity of the transaction that produced {@code version} (data writes, restores, index builds). Empty for a
+     * branch's first version: Lance aborts the JVM when its transaction is read, so it is recognised without reading.
      */
     Mono<Optional<TransactionIdentity>> transactionAt(TableRef ref, long version);
 
@@ -140,24 +139,22 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Mono<List<String>> indexNames(TableRef ref, long version);
 
     /**
-     * Builds one index on {@code ref}, whose latest version must be {@code expectedVersion}; emits the version the
-     * build produced, which is exactly {@code expectedVersion + 1} (anything else fails). Lance cannot stage an
-     * index build, so this commits at once (like {@link #restore}); callers hold the table's gates and cover the
-     * call with a recovery intent. A version made here must never be asked for its transaction.
+     * Stages, as ONE CreateIndex transaction on {@code snapshot}, every index segment {@code specs} need there: an
+     * index the version lacks is built over every fragment; one that misses fragments gets a delta segment over just
+     * those (its earlier segments stay shared with older versions), or is rebuilt whole when it is a vector index
+     * missing a fifth of the rows or has too many segments. Nothing is visible until {@link #commitStaged}, which
+     * lands it at the read version + 1 like any staged write (its transaction is readable: recovery identifies it).
+     * Empty when no spec needs anything (a table without fragments needs none).
      */
-    Mono<Long> createIndex(TableRef ref, long expectedVersion, IndexSpec spec);
+    Mono<Optional<StagedHandle>> stageIndexes(TableSnapshot snapshot, List<IndexSpec> specs, Map<String, String> properties);
 
-    /**
-     * Rebuilds existing index {@code spec} of {@code ref} from every fragment of its latest version (Lance's
-     * create with replace), under the same contract as {@link #createIndex}: exactly one version after
-     * {@code expectedVersion}. The version keeps the same index names, so it is no more readable as a transaction.
-     */
-    Mono<Long> rebuildIndex(TableRef ref, long expectedVersion, IndexSpec spec);
+    /** The specs among {@code specs} that {@link #stageIndexes} would work on at {@code version} of {@code ref}. */
+    Mono<List<IndexSpec>> indexWork(TableRef ref, long version, List<IndexSpec> specs);
 
     /**
      * The indexes of {@code ref} at {@code version} that do not cover every fragment of that version (fragments
      * appended after the index was built, or written by a compaction of unindexed ones), sorted; empty when there
-     * are none or coverage cannot be read (a root that is not a local directory).
+     * are none.
      */
     default Mono<List<String>> partialIndexes(TableRef ref, long version) {
         return partialIndexes(ref, version, 0);
@@ -194,16 +191,16 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     /**
      * The Lance operation that produced each version in {@code (after, upTo]} of {@code ref}, oldest first:
      * {@code Append}, {@code Delete}, {@code Update}, {@code Overwrite}, {@code Restore}, {@code ReserveFragments},
-     * {@code Rewrite}, … Versions whose transaction Lance cannot hand to Java without aborting the JVM are named
-     * without reading it: {@code CreateIndex} when the version's index list differs from its predecessor's,
-     * {@code Clone} for a branch's fork version. {@link TableHistory#isMaintenance} tells compaction apart.
+     * {@code Rewrite}, {@code CreateIndex}, … A branch's fork version, whose transaction Lance cannot hand to Java
+     * without aborting the JVM, is named {@code Clone} without reading it. {@link TableHistory#isMaintenance} tells
+     * compaction apart.
      */
     Mono<List<String>> operationsBetween(TableRef ref, long after, long upTo);
 
     /**
      * The transaction of every version in {@code (after, upTo]} of {@code ref}, oldest first, with the value of
-     * transaction property {@code key}; one dataset open for the whole range. A version whose transaction Lance
-     * cannot hand to Java without aborting (an index build, a branch's fork version) is an empty entry, never read.
+     * transaction property {@code key}; one dataset open for the whole range. A branch's fork version (whose
+     * transaction Lance cannot hand to Java without aborting) is an empty entry, never read.
      */
     Mono<List<Optional<TransactionMark>>> transactionMarks(TableRef ref, long after, long upTo, String key);
 

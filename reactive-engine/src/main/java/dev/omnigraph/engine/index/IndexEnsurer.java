@@ -10,6 +10,9 @@ import dev.omnigraph.engine.write.WriteToken;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.recovery.SidecarRecovery;
 import dev.omnigraph.storage.FailpointCatalog;
+import dev.omnigraph.storage.StagedHandle;
+import dev.omnigraph.storage.TableSnapshot;
+import dev.omnigraph.storage.TransactionIdentity;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.error.Conflict;
@@ -28,7 +31,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -36,11 +38,12 @@ import reactor.core.publisher.Mono;
 
 /**
  * {@code index ensure}: the EnsureIndices writer. For one graph branch: heal → branch gate → recovery barrier →
- * token → plan (per table, the indexes its schema implies that its pinned version lacks) → nothing missing: done,
- * no commit → table gates → recheck (authority, no drift) → arm the sidecar → fork first-touch tables → build each
- * table's indexes, each exactly one version after the last (Lance commits an index build at once; it cannot be
- * staged) → confirm → one publish with the exact head → delete the sidecar. A failure after arming is compensated
- * on the spot by recovery (restore to the pins, or finish if already published), like every writer.
+ * token → plan (per table, the indexes its schema implies that its pinned version lacks: existence-gated) → nothing
+ * missing: done, no commit → table gates → recheck (authority, no drift) → stage each table's indexes as ONE
+ * CreateIndex transaction on its pin (segments written, nothing visible) → arm the sidecar naming them → fork
+ * first-touch tables and stage theirs on the fork → commit each table's transaction, landing exactly at its pin + 1
+ * → confirm → one publish with the exact head → delete the sidecar. A failure after arming is compensated on the spot
+ * by recovery (restore to the pins, or finish if already published), like every writer.
  */
 public final class IndexEnsurer {
     /** The operation of an ensure-indices commit (it changes no row). */
@@ -118,21 +121,53 @@ public final class IndexEnsurer {
                                 .then());
     }
 
+    /** The transaction properties of an ensure's CreateIndex transactions (plus the intent id). */
+    private static final Map<String, String> PROPERTIES = Map.of("omnigraph.writer", OPERATION);
+
+    /** Stages every non-first-touch table's transaction, then arms; a failure before the arm discards them. */
     private Mono<GraphCommit> armed(WriteToken token, List<TableWork> work, Optional<String> actor) {
         String operationId = Ulid.next();
+        Map<String, String> properties = dev.omnigraph.storage.TransactionIdentity.withIntent(PROPERTIES, operationId);
         Sidecar intent = IndexIntent.armed(ctx, operationId, token, Ulid.next(), actor, nowMicros(), work);
-        return ctx.sidecars().write(intent)
-                .then(Mono.defer(() -> effects(token, intent, work).onErrorResume(error -> compensate(token, intent, error))));
+        List<StagedHandle> staged = java.util.Collections.synchronizedList(new ArrayList<>());
+        return Flux.fromIterable(work)
+                .concatMap(table -> FirstTouchFork.inherited(token, table.pin()) ? Mono.just(Optional.<StagedHandle>empty())
+                        : stage(table, properties).doOnNext(staged::add).map(Optional::of))
+                .collectList()
+                .flatMap(handles -> ctx.sidecars().write(intent).thenReturn(handles))
+                .onErrorResume(error -> discard(staged).then(Mono.error(error)))
+                .flatMap(handles -> effects(token, intent, work, handles, properties)
+                        .onErrorResume(error -> discard(staged).then(compensate(token, intent, error))));
     }
 
-    private Mono<GraphCommit> effects(WriteToken token, Sidecar intent, List<TableWork> work) {
-        IndexBuilds builds = new IndexBuilds(ctx.tables());
-        AtomicInteger built = new AtomicInteger();
+    /** One table's CreateIndex transaction on its pin (or fork); it must stage: the plan found work there. */
+    private Mono<StagedHandle> stage(TableWork table, Map<String, String> properties) {
+        TableSnapshot pinned = TableSnapshot.pinned(target(table), table.pin().version(), table.pin().rowCount());
+        return new IndexBuilds(ctx.tables()).stage(pinned, table.specs(), properties)
+                .flatMap(handle -> Mono.justOrEmpty(handle).switchIfEmpty(Mono.error(() -> new StorageFault(
+                        table.pin().tableKey() + " has no index work at version " + table.pin().version()
+                                + " although the plan found " + table.names(), null))));
+    }
+
+    private Mono<Void> discard(List<StagedHandle> handles) {
+        return Flux.fromIterable(List.copyOf(handles)).concatMap(handle -> ctx.tables().discard(handle)
+                .onErrorResume(error -> Mono.empty())).then();
+    }
+
+    private Mono<GraphCommit> effects(WriteToken token, Sidecar intent, List<TableWork> work,
+                                      List<Optional<StagedHandle>> handles, Map<String, String> properties) {
+        List<TransactionIdentity> achieved = new ArrayList<>();
         return ctx.failpoints().hit(point(FailpointCatalog.AFTER_ARM))
                 .then(forks(token, work))
-                .thenMany(Flux.fromIterable(work).concatMap(table -> builds.build(target(table), table.pin().version(),
-                        table.specs(), n -> ctx.failpoints().hit(point(FailpointCatalog.AFTER_COMMIT + built.incrementAndGet())))))
-                .then(Mono.defer(() -> ctx.sidecars().write(IndexIntent.confirmed(intent, work))))
+                .thenMany(Flux.range(0, work.size()).concatMap(i -> handles.get(i).map(Mono::just)
+                        .orElseGet(() -> stage(work.get(i), properties))
+                        .flatMap(handle -> ctx.tables().commitStaged(handle).flatMap(landed -> landed.isExactly(handle.identity())
+                                ? Mono.just(landed.transaction())
+                                : Mono.<TransactionIdentity>error(new StorageFault(work.get(i).pin().tableKey()
+                                        + " index commit landed as " + landed + ", not exactly on " + handle.identity(), null))))
+                        .doOnNext(achieved::add)
+                        .flatMap(landed -> ctx.failpoints().hit(point(FailpointCatalog.AFTER_COMMIT + (i + 1))))))
+                .then(Mono.defer(() -> ctx.sidecars().write(IndexIntent.confirmed(intent, work, achieved))))
                 .then(ctx.failpoints().hit(point(FailpointCatalog.AFTER_CONFIRM)))
                 .then(Mono.defer(() -> ctx.publisher().publish(publishRequest(token, intent, work))))
                 .flatMap(commit -> ctx.failpoints().hit(point(FailpointCatalog.AFTER_PUBLISH))

@@ -18,9 +18,11 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The {@code EnsureIndices} sidecar: armed before the first build, naming per table the pin it expects, the fork
- * ref it writes (a first-touch table on a graph branch) and the indexes it builds in order; confirmed once every
- * build landed. Index builds have no stageable transaction, so effects carry index names instead.
+ * The {@code EnsureIndices} sidecar (the specification's v8 shape): armed before the first commit, naming per table
+ * the pin it expects, the fork ref it writes (a first-touch table on a graph branch), the one CreateIndex
+ * transaction it commits there (named by the intent id it carries, read at the pin, landing at pin + 1) and, for
+ * the record, the indexes it builds; confirmed once every table's transaction landed, with the identities Lance
+ * recorded. Recovery proves ownership exactly as for a data write.
  */
 final class IndexIntent {
     static final String OPERATION = IndexEnsurer.OPERATION;
@@ -31,7 +33,7 @@ final class IndexIntent {
     /** One table's work: its pin as the token read it, the ref it builds on, and what it builds. */
     record TableWork(TableEntry pin, Optional<String> lanceBranch, String path, List<IndexSpec> specs) {
         long target() {
-            return pin.version() + specs.size();
+            return pin.version() + 1;
         }
 
         List<String> names() {
@@ -50,7 +52,8 @@ final class IndexIntent {
             String branch = table.lanceBranch().orElse(null);
             pins.add(new TablePin(identity, pin.tableKey(), TablePaths.recorded(pin.location()), pin.version(),
                     table.target(), null, branch));
-            effects.add(new Effect(identity, pin.tableKey(), null, null, table.names()));
+            effects.add(new Effect(identity, pin.tableKey(), Sidecar.Txn.planned(pin.version(), operationId), null,
+                    table.names()));
             updates.add(new TableUpdate(identity, pin.tableKey(), pin.version(), branch, null));
         }
         var id = token.branchIdentity();
@@ -65,8 +68,14 @@ final class IndexIntent {
                 actor.orElse(null), Sidecar.WriterKind.EnsureIndices, pins, payload);
     }
 
-    /** The same intent with every build landed: each table at its target version. */
-    static Sidecar confirmed(Sidecar armed, List<TableWork> work) {
+    /** The same intent with every table's transaction landed ({@code achieved}, in work order) at its target version. */
+    static Sidecar confirmed(Sidecar armed, List<TableWork> work, List<dev.omnigraph.storage.TransactionIdentity> achieved) {
+        List<Effect> effects = new ArrayList<>();
+        for (int i = 0; i < work.size(); i++) {
+            Effect effect = armed.protocolV3().effects().get(i);
+            effects.add(new Effect(effect.identity(), effect.tableKey(), effect.plannedTransaction(),
+                    Sidecar.Txn.of(achieved.get(i)), effect.indexes()));
+        }
         List<TablePin> pins = new ArrayList<>();
         List<TableUpdate> updates = new ArrayList<>();
         for (int i = 0; i < work.size(); i++) {
@@ -80,7 +89,7 @@ final class IndexIntent {
         }
         Sidecar.ProtocolV3 payload = armed.protocolV3();
         return armed.withPayload(pins, new Sidecar.ProtocolV3(payload.authority(), payload.lineage(),
-                payload.rollbackGraphCommitId(), Sidecar.EffectPhase.EffectsConfirmed, payload.effects(),
+                payload.rollbackGraphCommitId(), Sidecar.EffectPhase.EffectsConfirmed, effects,
                 new Sidecar.IntendedDelta(updates), null));
     }
 }

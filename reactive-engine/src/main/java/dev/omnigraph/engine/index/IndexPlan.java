@@ -19,18 +19,18 @@ import java.util.Optional;
 /**
  * The indexes a table's schema implies, and which of them a table still lacks. Pure. Always a BTREE on
  * {@code id} (and on an edge's {@code src} and {@code dst}), so key lookups, endpoint checks and traversal
- * frontiers ({@code id IN (…)}) use it. For each {@code @index} property, the kind follows its type: a bitmap for
- * enums and booleans, a BTREE for other orderable scalars, an inverted (full-text) index for free text, and an
- * IVF vector index for vectors once the table has {@link #MIN_VECTOR_ROWS} rows to train it (below that a
- * nearest search is exact anyway). Lists and blobs get none. Index names are fixed by column and kind
- * ({@code og_btree_id}), so an existing index is recognised by name.
+ * frontiers ({@code id IN (…)}) use it. For each {@code @index} property, the kind follows its type as the
+ * reference dispatches it: a BTREE for enums, booleans and other orderable scalars, an inverted (full-text) index for
+ * free text, and an IVF vector index for vectors once the table has {@link #MIN_VECTOR_ROWS} rows to train it
+ * (below that a nearest search is exact anyway). Lists and blobs get none. Index names are fixed by column and kind
+ * ({@code og_btree_id}), so an existing index is recognised by name. (Bitmaps, which earlier builds made for enums
+ * and booleans, cannot be built as staged segments in Lance 7.0; an old one is left in place and unused by plans.)
  */
 public final class IndexPlan {
     /** Rows a table needs before its vectors are indexed (k-means training wants a sample per partition). */
     public static final long MIN_VECTOR_ROWS = 256;
-    /** Rows per IVF partition aimed at, and the partition cap. */
-    static final long ROWS_PER_PARTITION = 1024;
-    static final int MAX_PARTITIONS = 256;
+    /** The IVF partition cap (a million rows get about a thousand partitions of a thousand rows). */
+    static final int MAX_PARTITIONS = 1024;
     /** The key and endpoint columns every node/edge dataset has. */
     private static final String ID = "id";
     private static final String SRC = "src";
@@ -75,7 +75,7 @@ public final class IndexPlan {
         String column = property.name();
         PropertyType type = property.type();
         if (type instanceof PropertyType.EnumOf) {
-            return Optional.of(new IndexSpec(name(Kind.BITMAP, column), column, Kind.BITMAP, 0));
+            return Optional.of(new IndexSpec(name(Kind.BTREE, column), column, Kind.BTREE, 0));
         }
         if (type instanceof PropertyType.VectorOf) {
             if (rowCount < MIN_VECTOR_ROWS) {
@@ -86,7 +86,6 @@ public final class IndexPlan {
         if (type instanceof PropertyType.Scalar scalar) {
             ScalarKind kind = scalar.kind();
             return switch (kind) {
-                case BOOL -> Optional.of(new IndexSpec(name(Kind.BITMAP, column), column, Kind.BITMAP, 0));
                 case STRING -> Optional.of(new IndexSpec(name(Kind.INVERTED, column), column, Kind.INVERTED, 0));
                 case BLOB -> Optional.empty();
                 default -> Optional.of(new IndexSpec(name(Kind.BTREE, column), column, Kind.BTREE, 0));
@@ -95,8 +94,9 @@ public final class IndexPlan {
         return Optional.empty(); // lists: no index kind fits an element-wise filter yet
     }
 
-    static int partitions(long rowCount) {
-        return (int) Math.max(1, Math.min(MAX_PARTITIONS, rowCount / ROWS_PER_PARTITION));
+    /** IVF partitions for {@code rowCount} rows: about the square root, so partitions and their sizes grow together. */
+    public static int partitions(long rowCount) {
+        return (int) Math.max(1, Math.min(MAX_PARTITIONS, Math.round(Math.sqrt((double) rowCount))));
     }
 
     private static List<String> indexedProperties(CatalogTable table) {

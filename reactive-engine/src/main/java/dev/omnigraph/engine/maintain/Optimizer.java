@@ -9,7 +9,9 @@ import dev.omnigraph.engine.write.RecoveryCoordinator;
 import dev.omnigraph.engine.write.WriteContext;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.recovery.TablePaths;
+import dev.omnigraph.storage.IndexSpec;
 import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.storage.TableSnapshot;
 import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.error.StorageFault;
@@ -61,13 +63,14 @@ public final class Optimizer {
      * One table with work: its pin, the rewrite tasks Lance planned (0: already compact) and the index builds that
      * follow the compaction.
      */
-    private record Planned(TableEntry pin, int tasks, int fragments, List<IndexBuilds.Build> indexes) {
+    private record Planned(TableEntry pin, int tasks, int fragments, List<IndexSpec> indexes) {
         long compactedVersion() {
             return pin.version() + (tasks > 0 ? tasks + 1 : 0);
         }
 
+        /** The compaction's version, plus one for the CreateIndex transaction that folds the indexes in. */
         long lastVersion() {
-            return compactedVersion() + indexes.size();
+            return compactedVersion() + (indexes.isEmpty() ? 0 : 1);
         }
 
         boolean hasWork() {
@@ -149,7 +152,7 @@ public final class Optimizer {
                 skipped.add(new SkippedDrift(entry.tableKey(), entry.version(), head.version()));
                 return Mono.empty();
             }
-            Mono<List<IndexBuilds.Build>> indexes = !withIndexes ? Mono.just(List.of()) : ctx.catalog().table(entry.tableKey())
+            Mono<List<IndexSpec>> indexes = !withIndexes ? Mono.just(List.of()) : ctx.catalog().table(entry.tableKey())
                     .map(table -> new IndexBuilds(ctx.tables()).stale(table, ref, entry.version(), entry.rowCount()))
                     .orElse(Mono.just(List.of()));
             return Mono.zip(ctx.tables().compactionTasks(ref), indexes)
@@ -175,7 +178,7 @@ public final class Optimizer {
                     landed.put(planned.pin().tableKey(), version);
                     if (!planned.indexes().isEmpty()) {
                         indexed.add(new Indexed(planned.pin().tableKey(),
-                                planned.indexes().stream().map(build -> build.spec().name()).toList()));
+                                planned.indexes().stream().map(IndexSpec::name).toList()));
                     }
                 }))
                 .then(Mono.defer(() -> publish(branch, state, landed, commitId, actor)))
@@ -201,10 +204,12 @@ public final class Optimizer {
     }
 
     /**
-     * One table's compaction (if it has tasks), then its index builds; emits the version it ends at. Lance does not
-     * always commit one reserve version per task (observed: one fewer on an indexed table), so a compaction may
-     * land below the planned {@code pin + tasks + 1}: then the sidecar is rewritten with the version it landed at
-     * (and the builds after it) before any build, so recovery always knows where compaction ends and builds begin.
+     * One table's compaction (if it has tasks), then its index work as one staged CreateIndex transaction on the
+     * compacted version (delta segments over the fragments the indexes miss: a compaction never widens an index's
+     * coverage, so what was stale at the pin is still stale after it); emits the version it ends at. Lance does not
+     * always commit one reserve version per task (observed: one fewer on an indexed table), and the index work may
+     * turn out empty at the compacted version: then the sidecar is rewritten with where the table really ends before
+     * anything more lands, so recovery always knows where compaction ends and the index commit begins.
      */
     private Mono<Long> effects(Planned planned, java.util.concurrent.atomic.AtomicReference<Sidecar> intent,
                                AtomicInteger compactions, AtomicInteger builds,
@@ -213,19 +218,38 @@ public final class Optimizer {
                 .doOnNext(onCompacted)
                 .flatMap(done -> ctx.failpoints().hit(WRITER + ".after_compact:" + compactions.incrementAndGet())
                         .thenReturn(done.toVersion()));
-        return compaction.flatMap(from -> (from == planned.compactedVersion() ? Mono.<Void>empty()
-                        : Mono.defer(() -> ctx.sidecars().write(retarget(intent, planned, from))))
-                .then(Mono.defer(() -> new IndexBuilds(ctx.tables()).run(ctx.ref(planned.pin()), from, planned.indexes(),
-                        n -> ctx.failpoints().hit(WRITER + ".after_index:" + builds.incrementAndGet())))));
+        TableRef ref = ctx.ref(planned.pin());
+        return compaction.flatMap(from -> new IndexBuilds(ctx.tables())
+                .stage(TableSnapshot.pinned(ref, from, planned.pin().rowCount()), planned.indexes(), INDEX_PROPERTIES)
+                .flatMap(staged -> {
+                    long last = from + (staged.isPresent() ? 1 : 0);
+                    Mono<Void> retargeted = last == planned.lastVersion() ? Mono.empty()
+                            : Mono.defer(() -> ctx.sidecars().write(retarget(intent, planned, from, last)));
+                    return retargeted.onErrorResume(error -> staged.map(ctx.tables()::discard).orElse(Mono.empty())
+                                    .then(Mono.error(error)))
+                            .then(staged.map(handle -> commitIndexes(planned, handle)
+                                            .flatMap(version -> ctx.failpoints().hit(WRITER + ".after_index:"
+                                                    + builds.incrementAndGet()).thenReturn(version)))
+                                    .orElse(Mono.just(from)));
+                }));
     }
 
-    /** The intent with {@code planned}'s table compacted to {@code landed}, its builds following from there. */
+    private static final Map<String, String> INDEX_PROPERTIES = Map.of("omnigraph.writer", WRITER);
+
+    private Mono<Long> commitIndexes(Planned planned, dev.omnigraph.storage.StagedHandle handle) {
+        return ctx.tables().commitStaged(handle).flatMap(landed -> landed.isExactly(handle.identity())
+                ? Mono.just(landed.version())
+                : Mono.error(new StorageFault(planned.pin().tableKey() + " index commit landed as " + landed
+                        + ", not exactly on " + handle.identity(), null)));
+    }
+
+    /** The intent with {@code planned}'s table compacted to {@code compacted}, ending at {@code last}. */
     private static Sidecar retarget(java.util.concurrent.atomic.AtomicReference<Sidecar> intent, Planned planned,
-                                    long landed) {
+                                    long compacted, long last) {
         return intent.updateAndGet(current -> current.withPayload(current.tables().stream()
                 .map(pin -> !pin.tableKey().equals(planned.pin().tableKey()) ? pin : new Sidecar.TablePin(pin.identity(),
-                        pin.tableKey(), pin.tablePath(), pin.expectedVersion(), landed + planned.indexes().size(),
-                        pin.confirmedVersion(), pin.tableBranch(), landed))
+                        pin.tableKey(), pin.tablePath(), pin.expectedVersion(), last,
+                        pin.confirmedVersion(), pin.tableBranch(), compacted))
                 .toList(), current.protocolV3()));
     }
 
