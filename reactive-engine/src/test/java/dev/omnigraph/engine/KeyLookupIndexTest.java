@@ -101,7 +101,8 @@ class KeyLookupIndexTest {
         assertThat(services.tables().indexNames(ref(indexed, knows), knows.version()).block())
                 .contains("og_btree_id", "og_btree_src", "og_btree_dst");
         TableInfo plainPeople = plain.snapshot(ReadTarget.main()).block().table("node:Person").orElseThrow();
-        assertThat(services.tables().indexNames(ref(plain, plainPeople), plainPeople.version()).block()).isEmpty();
+        // The plain graph never ran ensure: its load built the key index itself (rows added to an unindexed table).
+        assertThat(services.tables().indexNames(ref(plain, plainPeople), plainPeople.version()).block()).contains("og_btree_id");
     }
 
     @Test

@@ -114,6 +114,7 @@ class OptimizeTest extends ConstrainedGraphTest {
         for (int i = 0; i < 6; i++) {
             mutate("person", params("n", letters(i), "a", 30 + i));
         }
+        mutate("note", params("t", "zero")); // the first write builds the key index over its own fragment
         mutate("note", params("t", "one"));
         mutate("note", params("t", "two"));
     }
@@ -130,7 +131,9 @@ class OptimizeTest extends ConstrainedGraphTest {
         assertThat(graph.recoveries().collectList().block()).singleElement()
                 .satisfies(record -> assertThat(record.kind()).isEqualTo(RecoveryRecord.Kind.RolledForward));
         assertThat(answers(ReadTarget.main())).isEqualTo(before);
-        assertThat(fragments("node:Note")).isEqualTo(1); // the first table (sorted) was compacted and published
+        // The first table (sorted) was compacted and published: its two unindexed fragments merged, the indexed first
+        // one left apart (Lance never puts fragments an index covers and fragments it does not in one rewrite group).
+        assertThat(fragments("node:Note")).isEqualTo(2);
         OptimizeResult rest = graph.optimize(Optional.empty()).block();
         assertThat(rest.compactedTables()).containsExactly("node:Person");
         assertThat(mutate("note", params("t", "three")).commit()).isPresent();
@@ -274,7 +277,7 @@ class OptimizeTest extends ConstrainedGraphTest {
         parked.release();
 
         mutate("note", params("t", "after"));
-        assertThat(fragments("node:Note")).isEqualTo(2);
+        assertThat(fragments("node:Note")).as("the indexed first fragment, the compacted four, the new one").isEqualTo(3);
         assertThat(graph.commits("main").collectList().block())
                 .anySatisfy(commit -> assertThat(commit.operation()).isEqualTo("optimize"));
         assertThat(graph.pendingSidecars().collectList().block()).isEmpty();

@@ -46,7 +46,7 @@ final class LanceIndexes {
     private static final IndexParams BTREE = IndexParams.builder()
             .setScalarIndexParams(BTreeIndexParams.builder().build()).build();
     /** Segments an index may have before the next catch-up rebuilds it whole (each segment is one more lookup). */
-    static final int MAX_SEGMENTS = 8;
+    static final int MAX_SEGMENTS = 4;
     /** A vector index is retrained once the fragments it does not cover hold more than this share of the rows. */
     static final double VECTOR_RETRAIN_SHARE = 0.2;
 
@@ -54,7 +54,7 @@ final class LanceIndexes {
     }
 
     static List<String> names(Dataset dataset) {
-        return dataset.listIndexes().stream().sorted().toList();
+        return dataset.listIndexes().stream().distinct().sorted().toList(); // one entry per segment in Lance 7
     }
 
     /** The fragment ids each index of {@code dataset} covers (the union of its segments), by name. */
@@ -80,6 +80,9 @@ final class LanceIndexes {
         if (rows.isEmpty()) {
             return Need.NONE;
         }
+        if (!trainable(dataset, spec)) {
+            return Need.NONE;
+        }
         List<Index> segments = dataset.getIndexes().stream().filter(index -> index.name().equals(spec.name())).toList();
         if (segments.isEmpty()) {
             return Need.BUILD;
@@ -95,6 +98,19 @@ final class LanceIndexes {
             return unindexed > VECTOR_RETRAIN_SHARE * total ? Need.REBUILD : Need.NONE;
         }
         return segments.size() >= MAX_SEGMENTS ? Need.REBUILD : Need.EXTEND;
+    }
+
+    /**
+     * Whether the column holds what the index kind needs: an inverted index over text that is all NULL writes no
+     * partition (Lance then refuses the segment), and IVF training needs a vector per partition.
+     */
+    private static boolean trainable(Dataset dataset, IndexSpec spec) {
+        long needed = switch (spec.kind()) {
+            case INVERTED -> 1;
+            case VECTOR -> spec.partitions();
+            default -> 0;
+        };
+        return needed == 0 || dataset.countRows(spec.column() + " IS NOT NULL") >= needed;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.omnigraph.engine.index;
 
 import dev.omnigraph.engine.schema.CatalogTable;
+import dev.omnigraph.engine.schema.IndexPlan;
 import dev.omnigraph.storage.IndexSpec;
 import dev.omnigraph.storage.StagedHandle;
 import dev.omnigraph.storage.TableRef;
@@ -26,14 +27,16 @@ public final class IndexBuilds {
     }
 
     /**
-     * The indexes {@code table} lacks at {@code version} of {@code ref} (which has {@code rowCount} rows). A table
-     * without rows lacks none: there is nothing to index, and the first write that adds rows builds them.
+     * The indexes {@code table} lacks at {@code version} of {@code ref} (which has {@code rowCount} rows) that can be
+     * built there. A table without rows lacks none (nothing to index; the first write that adds rows builds them),
+     * nor does a text column that is all NULL or a vector column with fewer vectors than partitions.
      */
     public Mono<List<IndexSpec>> missing(CatalogTable table, TableRef ref, long version, long rowCount) {
         if (rowCount == 0) {
             return Mono.just(List.of());
         }
-        return tables.indexNames(ref, version).map(existing -> IndexPlan.missing(table, rowCount, existing));
+        return tables.indexNames(ref, version).map(existing -> IndexPlan.missing(table, rowCount, existing))
+                .flatMap(missing -> missing.isEmpty() ? Mono.just(missing) : tables.indexWork(ref, version, missing));
     }
 
     /**

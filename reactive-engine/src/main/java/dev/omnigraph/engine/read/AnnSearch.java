@@ -1,6 +1,6 @@
 package dev.omnigraph.engine.read;
 
-import dev.omnigraph.engine.index.IndexPlan;
+import dev.omnigraph.engine.schema.IndexPlan;
 import dev.omnigraph.engine.query.Rank;
 import dev.omnigraph.engine.query.ReadPlan;
 import dev.omnigraph.engine.query.ReadPlan.MatchPlan;

@@ -22,9 +22,10 @@ final class ArmBesideStaging {
     private ArmBesideStaging() {
     }
 
-    static boolean applies(ChangeSet changes) {
+    static boolean applies(ChangeSet changes, List<StagedEffect> planned) {
         return !changes.changes().isEmpty()
-                && changes.changes().stream().allMatch(change -> ONE_TRANSACTION_EACH.contains(change.kind()));
+                && changes.changes().stream().allMatch(change -> ONE_TRANSACTION_EACH.contains(change.kind()))
+                && planned.stream().allMatch(effect -> effect.chain().isEmpty()); // an index build follows: a chain
     }
 
     /** Fails (before any effect) unless every staged transaction is the one the armed sidecar names. */

@@ -31,7 +31,7 @@ final class ChainCommit {
         ChunkChain chain = effect.chain().orElseThrow();
         java.util.concurrent.atomic.AtomicReference<CommittedVersion> landed = new java.util.concurrent.atomic.AtomicReference<>(first);
         // One chunk at a time (concatMap): each is staged on the version the one before produced.
-        return Flux.range(2, chain.chunks().size() - 1)
+        return Flux.range(2, chain.length() - 1)
                 .concatMap(chunk -> afterChunk(points, table, chunk - 1)
                         .then(Mono.defer(() -> stage.apply(TableSnapshot.pinned(effect.handle().ref(), landed.get().version(),
                                 landed.get().rowCount()), chunk)))

@@ -1,6 +1,7 @@
 package dev.omnigraph.engine.write;
 
 import dev.omnigraph.recovery.Sidecar;
+import dev.omnigraph.storage.IndexSpec;
 import dev.omnigraph.storage.Ulid;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
 import java.util.ArrayList;
@@ -9,25 +10,46 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A merge's row delta on one table that is too large for one transaction, as the chain of exact chunks it commits
- * as: each chunk holds at most {@link WriteLimits#maxEntitiesPerTable} rows and deleted ids together and at most
+ * A table effect committed as a chain of exact transactions, declared in the sidecar ({@link Sidecar.Chain}) before
+ * the first one commits, each carrying its pre-minted mark. Two things make a chain: a merge's row delta too large
+ * for one transaction (its data chunks), and a write that adds rows to a table lacking an index its schema requires
+ * (one trailing CreateIndex transaction building those indexes on the version the data landed at, so a load leaves
+ * nothing for {@code index ensure} to do, as the reference's load does). Data chunks come from a row delta
+ * split so that each chunk holds at most {@link WriteLimits#maxEntitiesPerTable} rows and deleted ids together and at most
  * {@link WriteLimits#maxArrowBytesPerTable} of estimated Arrow data; at most {@link WriteLimits#maxChunksPerTable}
  * chunks (beyond, a 413 before anything is staged). The ids of the chunks are disjoint, so chunk {@code i} staged on
  * the version chunk {@code i - 1} produced finds exactly the rows it replaces. The chain is declared in the sidecar
  * ({@link Sidecar.Chain}) before the first chunk commits; every chunk's transaction carries its pre-minted mark.
  */
-record ChunkChain(String id, List<TableChange> chunks) {
+record ChunkChain(String id, List<TableChange> chunks, List<IndexSpec> indexes) {
     ChunkChain {
         chunks = List.copyOf(chunks);
+        indexes = List.copyOf(indexes);
     }
 
     /** The chain of {@code change}, or empty when it fits in one transaction (or is not a merge's change). */
     static Optional<ChunkChain> of(TableChange change, WriteLimits limits) {
-        if (!change.chunkable()) {
-            return Optional.empty();
-        }
-        List<TableChange> chunks = split(change, limits);
-        return chunks.size() < 2 ? Optional.empty() : Optional.of(new ChunkChain(Ulid.next(), chunks));
+        return of(change, limits, List.of());
+    }
+
+    /**
+     * The chain of {@code change} followed by a CreateIndex transaction building {@code indexes} (none: no such
+     * transaction), or empty when that is one transaction only.
+     */
+    static Optional<ChunkChain> of(TableChange change, WriteLimits limits, List<IndexSpec> indexes) {
+        List<TableChange> chunks = change.chunkable() ? split(change, limits) : List.of(change);
+        return chunks.size() + (indexes.isEmpty() ? 0 : 1) < 2 ? Optional.empty()
+                : Optional.of(new ChunkChain(Ulid.next(), chunks, indexes));
+    }
+
+    /** How many transactions the chain commits: its data chunks, then the index build if any. */
+    int length() {
+        return chunks.size() + (indexes.isEmpty() ? 0 : 1);
+    }
+
+    /** True for the trailing CreateIndex transaction (1-based {@code i}). */
+    boolean isIndexChunk(int i) {
+        return i > chunks.size();
     }
 
     /** The chunks of a row delta, in order: rows first, then deleted ids; refused past the chunk count. */
@@ -74,7 +96,7 @@ record ChunkChain(String id, List<TableChange> chunks) {
 
     /** What the sidecar declares of this chain. */
     Sidecar.Chain declared() {
-        return new Sidecar.Chain(id, chunks.size());
+        return new Sidecar.Chain(id, length());
     }
 
     /** Chunk {@code i} (1-based) on {@code pin}, the table's pin as the effect writes it (a fork's, say). */

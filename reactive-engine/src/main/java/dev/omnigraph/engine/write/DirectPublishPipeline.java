@@ -6,7 +6,9 @@ import dev.omnigraph.engine.write.PipelineSignals.Regroup;
 import dev.omnigraph.engine.write.PipelineSignals.Reprepare;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.storage.CommittedVersion;
+import dev.omnigraph.engine.schema.IndexPlan;
 import dev.omnigraph.storage.FailpointCatalog;
+import dev.omnigraph.storage.IndexSpec;
 import dev.omnigraph.storage.StagedHandle;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.TransactionIdentity;
@@ -269,14 +271,20 @@ public final class DirectPublishPipeline {
         String points = request.failpointPrefix();
         String operationId = Ulid.next(); // also the intent id every transaction staged here carries
         Map<String, String> properties = TransactionIdentity.withIntent(PROPERTIES, operationId);
-        List<StagedEffect> planned = planned(token, changes);
+        return planned(token, changes).flatMap(planned -> stageAndApply(request, cancelled, token, changes, points,
+                operationId, properties, planned));
+    }
+
+    private Mono<Optional<GraphCommit>> stageAndApply(Publication request, BooleanSupplier cancelled, WriteToken token,
+                                                      ChangeSet changes, String points, String operationId,
+                                                      Map<String, String> properties, List<StagedEffect> planned) {
         Mono<List<StagedEffect>> staging = stageAll(planned, properties)
                 .flatMap(effects -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_PREPARE))
                         .then(Mono.just(effects))
                         .onErrorResume(error -> discardAll(effects).then(Mono.error(error))));
         Mono<Void> rechecking = new Recheck(ctx).recheck(request, token, changes)
                 .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_GATES)));
-        if (ArmBesideStaging.applies(changes)) {
+        if (ArmBesideStaging.applies(changes, planned)) {
             IntentRecords.LineageIntent lineage = lineage(request);
             Sidecar armed = IntentRecords.armed(ctx, request.writerKind(), operationId, token, lineage, planned,
                     changes.pointers());
@@ -364,15 +372,47 @@ public final class DirectPublishPipeline {
         }
     }
 
-    /** Each change as its table will see it: on its pin, or deferred to a fork made once armed; chained if large. */
-    private List<StagedEffect> planned(WriteToken token, ChangeSet changes) {
-        List<StagedEffect> planned = new ArrayList<>();
-        for (TableChange change : changes.changes()) {
-            Optional<ChunkChain> chain = ChunkChain.of(change, ctx.limits());
-            planned.add(FirstTouchFork.inherited(token, change.pin()) ? FirstTouchFork.deferred(token, change, chain)
-                    : new StagedEffect(change, null, chain));
+    /**
+     * Each change as its table will see it: on its pin, or deferred to a fork made once armed; chained if large, or
+     * followed by a CreateIndex transaction when it adds rows to a table lacking an index its schema requires.
+     */
+    private Mono<List<StagedEffect>> planned(WriteToken token, ChangeSet changes) {
+        return Flux.fromIterable(changes.changes())
+                .concatMap(change -> missingIndexes(change).map(indexes -> {
+                    Optional<ChunkChain> chain = ChunkChain.of(change, ctx.limits(), indexes);
+                    return FirstTouchFork.inherited(token, change.pin()) ? FirstTouchFork.deferred(token, change, chain)
+                            : new StagedEffect(change, null, chain);
+                }))
+                .collectList();
+    }
+
+    /** Changes that add rows keep the schema's indexes existing (an overwrite's image is left to index ensure). */
+    private static final java.util.Set<TableChange.Kind> ADDS_ROWS =
+            java.util.EnumSet.of(TableChange.Kind.INSERT, TableChange.Kind.APPEND, TableChange.Kind.UPSERT);
+
+    /** The indexes {@code change}'s table lacks at its pin that the rows after it require (none for other kinds). */
+    private Mono<List<IndexSpec>> missingIndexes(TableChange change) {
+        Optional<dev.omnigraph.engine.schema.CatalogTable> table = ctx.catalog().table(change.tableKey());
+        if (!ADDS_ROWS.contains(change.kind()) || change.rows().isEmpty() || table.isEmpty()) {
+            return Mono.just(List.of());
         }
-        return planned;
+        long rowsAfter = change.pin().rowCount() + change.rows().size(); // an upsert's replaced rows make it an upper bound
+        return IndexedVersions.of(ctx).at(ctx.tables(), ctx.ref(change.pin()), change.pin().version())
+                .map(existing -> IndexPlan.missing(table.get(), rowsAfter, existing).stream()
+                        .filter(spec -> buildableFrom(spec, change.rows())).toList());
+    }
+
+    /**
+     * The declared index transaction must land, so it builds only what the written rows alone make buildable: text
+     * with a value to tokenize, vectors enough to train every partition (what older rows would add, ensure builds).
+     */
+    private static boolean buildableFrom(IndexSpec spec, List<Map<String, Object>> rows) {
+        long needed = switch (spec.kind()) {
+            case INVERTED -> 1;
+            case VECTOR -> spec.partitions();
+            default -> 0;
+        };
+        return needed == 0 || rows.stream().filter(row -> row.get(spec.column()) != null).limit(needed).count() >= needed;
     }
 
     /** Stages each planned effect on its pin (a deferred one is staged on its fork once armed). */
@@ -410,7 +450,10 @@ public final class DirectPublishPipeline {
         ChunkChain chain = effect.chain().orElseThrow();
         // Every declared chunk must land (the sidecar pins expected + length): one that would stage nothing is a
         // fault, never a silently shorter chain.
-        return stage(snapshot, chain.chunk(chunk, effect.change().pin()), chain.properties(chunk, PROPERTIES))
+        Mono<StagedHandle> staged = chain.isIndexChunk(chunk)
+                ? ctx.tables().stageIndexes(snapshot, chain.indexes(), chain.properties(chunk, PROPERTIES)).flatMap(Mono::justOrEmpty)
+                : stage(snapshot, chain.chunk(chunk, effect.change().pin()), chain.properties(chunk, PROPERTIES));
+        return staged
                 .switchIfEmpty(Mono.error(() -> new StorageFault("chunk " + chunk + " of the chained change to "
                         + effect.change().tableKey() + " staged nothing; the chain was planned otherwise", null)));
     }
@@ -528,6 +571,11 @@ public final class DirectPublishPipeline {
                                             (snapshot, chunk) -> stageChunk(snapshot, effect, chunk)))
                             .flatMap(achieved -> {
                                 committed.put(effect.change().tableKey(), achieved);
+                                if (effect.change().kind() != TableChange.Kind.OVERWRITE) {
+                                    IndexedVersions.of(ctx).carry(effect.handle().ref(), effect.change().pin().version(),
+                                            achieved.version(), effect.chain().map(ChunkChain::indexes).orElse(List.of())
+                                                    .stream().map(IndexSpec::name).toList());
+                                }
                                 return ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_COMMIT + (index + 1)));
                             });
                 })

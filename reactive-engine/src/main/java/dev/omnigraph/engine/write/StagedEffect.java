@@ -19,6 +19,6 @@ record StagedEffect(TableChange change, StagedHandle handle, Optional<ChunkChain
 
     /** How many exact transactions the effect commits. */
     int transactions() {
-        return chain.map(c -> c.chunks().size()).orElse(1);
+        return chain.map(ChunkChain::length).orElse(1);
     }
 }

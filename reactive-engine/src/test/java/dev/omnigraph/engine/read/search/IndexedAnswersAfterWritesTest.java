@@ -231,10 +231,10 @@ class IndexedAnswersAfterWritesTest {
 
     @Test
     void everyIndexKindAnswersRightAfterAppendsUpdatesAndDeletes() {
-        assertThat(graph.ensureIndexes("main", Optional.empty()).block().built().get("node:Doc"))
-                .as("the vector index trains on a column with NULLs")
-                .containsExactly("og_btree_id", "og_inverted_title", "og_bitmap_kind", "og_btree_rank",
-                        "og_bitmap_live", "og_vector_vec");
+        assertThat(graph.ensureIndexes("main", Optional.empty()).block().noop()).as("the seed load built them").isTrue();
+        assertThat(indexes()).as("the vector index trains on a column with NULLs")
+                .containsExactlyInAnyOrder("og_btree_id", "og_inverted_title", "og_btree_kind", "og_btree_rank",
+                        "og_btree_live", "og_vector_vec");
         assertAnswersEqualTheModel();
 
         append(SEED_ROWS, SEED_ROWS + 300); // unindexed fragment beside the indexed ones
@@ -258,6 +258,6 @@ class IndexedAnswersAfterWritesTest {
         docs.entrySet().removeIf(e -> e.getValue().rank() == 3 || e.getKey().equals("d100"));
         cites.removeIf(c -> !docs.containsKey(c.get(0)) || !docs.containsKey(c.get(1)));
         assertAnswersEqualTheModel();
-        assertThat(indexes()).contains("og_vector_vec", "og_inverted_title", "og_bitmap_kind");
+        assertThat(indexes()).contains("og_vector_vec", "og_inverted_title", "og_btree_kind");
     }
 }

@@ -1,12 +1,5 @@
-package dev.omnigraph.engine.index;
+package dev.omnigraph.engine.schema;
 
-import dev.omnigraph.engine.schema.CatalogTable;
-import dev.omnigraph.engine.schema.Constraint;
-import dev.omnigraph.engine.schema.EdgeTable;
-import dev.omnigraph.engine.schema.NodeTable;
-import dev.omnigraph.engine.schema.Property;
-import dev.omnigraph.engine.schema.PropertyType;
-import dev.omnigraph.engine.schema.ScalarKind;
 import dev.omnigraph.storage.IndexSpec;
 import dev.omnigraph.storage.IndexSpec.Kind;
 import java.util.ArrayList;
