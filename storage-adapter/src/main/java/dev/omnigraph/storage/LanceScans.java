@@ -98,14 +98,14 @@ final class LanceScans {
     }
 
     /** The Lance resources of one streaming scan, closed together on completion, error or cancel. */
-    private record OpenScan(BufferAllocator allocator, Dataset dataset, LanceScanner scanner, ArrowReader reader,
-                            List<String> columns, List<String> blobColumns) {
+    private record OpenScan(TableRef ref, BufferAllocator allocator, Dataset dataset, LanceScanner scanner,
+                            ArrowReader reader, List<String> columns, List<String> blobColumns, boolean rowAddress) {
 
         /** The batch's rows on the heap, blob-encoded columns as their bytes (not Lance's descriptors). */
         List<Map<String, Object>> rows(VectorSchemaRoot root) {
             if (blobColumns.isEmpty()) return ArrowRows.read(root);
             try {
-                return LanceBlobs.rowsWithBytes(dataset, root, blobColumns);
+                return LanceBlobs.rowsWithBytes(dataset, ref, allocator, root, blobColumns, rowAddress);
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
@@ -129,13 +129,16 @@ final class LanceScans {
                 request.fragments().ifPresent(options::fragmentIds);
                 // A blob-encoded column scans as descriptors; its bytes are fetched by row id for each batch.
                 List<String> blobColumns = LanceBlobs.encodedAmong(dataset.getSchema(), request.columns());
-                if (!blobColumns.isEmpty()) options.withRowId(true);
+                if (!blobColumns.isEmpty()) options.withRowId(true).withRowAddress(true);
                 scanner = dataset.newScan(options.build());
                 List<String> columns = new ArrayList<>();
                 scanner.schema().getFields().forEach(field -> columns.add(field.getName()));
-                if (!blobColumns.isEmpty()) columns.remove(LanceBlobs.ROW_ID);
-                return new OpenScan(allocator, dataset, scanner, scanner.scanBatches(), List.copyOf(columns),
-                        List.copyOf(blobColumns));
+                if (!blobColumns.isEmpty()) {
+                    columns.remove(LanceBlobs.ROW_ID);
+                    if (!request.rowAddress()) columns.remove(LanceBlobs.ROW_ADDRESS);
+                }
+                return new OpenScan(snapshot.ref(), allocator, dataset, scanner, scanner.scanBatches(),
+                        List.copyOf(columns), List.copyOf(blobColumns), request.rowAddress());
             } catch (Exception e) {
                 closeAll(scanner, dataset, allocator);
                 throw LanceFailures.translate("scan", snapshot.ref(), e);

@@ -106,7 +106,7 @@ public final class LanceTableStorage implements TableStorage {
                                    BlobWindow window) {
         return datasets.with("readBlob", snapshot.ref(), OptionalLong.of(snapshot.version()), (dataset, allocator) -> {
             try {
-                return LanceBlobs.read(dataset, keyColumn, key, column, window);
+                return LanceBlobs.read(dataset, snapshot.ref(), allocator, keyColumn, key, column, window);
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -184,6 +185,29 @@ class BlobRangeTest extends LanceStorageTestBase {
             assertThat(((BlobRead.Slice) old.readBlob(again, "id", "a", "doc", BlobWindow.from(8, OptionalLong.empty()))
                     .block()).bytes()).isEqualTo(Arrays.copyOfRange(pattern(10, 1), 8, 10));
         }
+    }
+
+    @Test
+    void aBranchReadsTheBlobsItInheritedAndItsOwn() {
+        TableSnapshot at = filled(storage, "encoded", true);
+        storage.createBranch(at.ref(), at.version(), "side").block();
+        TableRef side = new TableRef(at.ref().path(), Optional.of("side"));
+        TableSnapshot forked = storage.open(side, OptionalLong.empty()).block();
+        // Lance 7 looks for an inherited fragment's blob file under the branch's own directory: read from the parent.
+        assertThat(((BlobRead.Slice) storage.readBlob(forked, "id", "big", "doc", BlobWindow.from(9, OptionalLong.of(3)))
+                .block()).bytes()).isEqualTo(Arrays.copyOfRange(pattern(BIG, 7), 9, 12));
+        TableSnapshot written = storage.commitStaged(storage.stageAppend(forked, List.of(row("own", pattern(64, 5), 5)),
+                Map.of()).block()).block().snapshot().orElseThrow();
+        storage.createBranch(side, written.version(), "deeper").block();
+        TableSnapshot deeper = storage.open(new TableRef(at.ref().path(), Optional.of("deeper")), OptionalLong.empty()).block();
+        Map<String, Object> docs = new HashMap<>();
+        storage.scan(deeper, ScanRequest.all().withColumns(List.of("id", "doc"))).flatMapIterable(RowBatch::rows)
+                .toStream().forEach(row -> docs.put((String) row.get("id"), row.get("doc")));
+        assertThat(docs.get("big")).isEqualTo(pattern(BIG, 7));
+        assertThat(docs.get("own")).isEqualTo(pattern(64, 5));
+        assertThat(docs.get("none")).isNull();
+        assertThat(((BlobRead.Slice) storage.readBlob(deeper, "id", "own", "doc", BlobWindow.whole()).block()).bytes())
+                .isEqualTo(pattern(64, 5));
     }
 
     /** Bytes this process has read through read(2)/pread(2) so far ({@code rchar}); empty where /proc is missing. */
