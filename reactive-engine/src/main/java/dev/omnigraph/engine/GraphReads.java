@@ -8,6 +8,8 @@ import dev.omnigraph.engine.query.CompiledQuery;
 import dev.omnigraph.engine.query.QueryCompiler;
 import dev.omnigraph.engine.query.ReadPlan;
 import dev.omnigraph.engine.read.BlobReader;
+import dev.omnigraph.storage.BlobRead;
+import dev.omnigraph.storage.BlobWindow;
 import dev.omnigraph.engine.read.GraphExporter;
 import dev.omnigraph.engine.read.QueryExecutor;
 import dev.omnigraph.engine.read.QueryLimits;
@@ -138,10 +140,10 @@ final class GraphReads {
                         .export(snapshot.manifest(), typeNames));
     }
 
-    Mono<byte[]> blob(ReadTarget target, String typeName, String id, String property) {
+    Mono<BlobRead.Slice> blob(ReadTarget target, String typeName, String id, String property, BlobWindow window) {
         return schema.refreshed().then(snapshot(target)).flatMap(snapshot ->
                 new BlobReader(services.tables(), root.uri(), schema.current().catalog())
-                        .read(snapshot.manifest(), typeName, id, property));
+                        .read(snapshot.manifest(), typeName, id, property, window));
     }
 
     Flux<GraphCommit> commits(String branch) {

@@ -21,6 +21,8 @@ import dev.omnigraph.recovery.RecoveryAudit;
 import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.recovery.SidecarStore;
+import dev.omnigraph.storage.BlobRead;
+import dev.omnigraph.storage.BlobWindow;
 import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.WriterFence;
@@ -302,7 +304,15 @@ public final class Omnigraph implements AutoCloseable {
      * type or a property that is not a Blob.
      */
     public Mono<byte[]> blob(ReadTarget target, String typeName, String id, String property) {
-        return reads.blob(target, typeName, id, property);
+        return reads.blob(target, typeName, id, property, BlobWindow.whole()).map(BlobRead.Slice::bytes);
+    }
+
+    /**
+     * As {@link #blob}, only the bytes {@code window} picks once the blob's size is known, with that size: a
+     * blob-encoded column reads just those bytes. {@code BlobRangeNotSatisfiable} when the window starts past the end.
+     */
+    public Mono<BlobRead.Slice> blob(ReadTarget target, String typeName, String id, String property, BlobWindow window) {
+        return reads.blob(target, typeName, id, property, window);
     }
 
     /** Commits visible on {@code branch}, newest first (a branch also shows the history it forked from). */

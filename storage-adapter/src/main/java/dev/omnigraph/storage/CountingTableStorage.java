@@ -55,6 +55,16 @@ public final class CountingTableStorage implements TableStorage {
         return counted(Call.SCAN, () -> delegate.keysAmong(snapshot, column, wanted));
     }
 
+    /** Counted as {@code blob}; the bytes the storage read to answer add to the {@code blob.bytes} volume. */
+    @Override
+    public Mono<BlobRead> readBlob(TableSnapshot snapshot, String keyColumn, String key, String column,
+                                   BlobWindow window) {
+        return counted(Call.BLOB, () -> delegate.readBlob(snapshot, keyColumn, key, column, window)
+                .doOnNext(read -> {
+                    if (read instanceof BlobRead.Slice slice) counter.add(Call.BLOB_BYTES, slice.bytesRead());
+                }));
+    }
+
     @Override
     public Mono<Long> count(TableSnapshot snapshot, Optional<String> filter) {
         return counted(Call.COUNT, () -> delegate.count(snapshot, filter));

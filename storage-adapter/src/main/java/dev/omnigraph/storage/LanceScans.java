@@ -6,6 +6,7 @@ import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -33,7 +34,7 @@ final class LanceScans {
         if (request.fragments().filter(List::isEmpty).isPresent()) {
             return Flux.empty(); // no fragment: Lance would read them all
         }
-        return batches(snapshot, request, (scan, root) -> new RowBatch(scan.columns(), ArrowRows.read(root)));
+        return batches(snapshot, request, (scan, root) -> new RowBatch(scan.columns(), scan.rows(root)));
     }
 
     Mono<Set<String>> keysAmong(TableSnapshot snapshot, String column, Predicate<String> wanted) {
@@ -97,8 +98,18 @@ final class LanceScans {
     }
 
     /** The Lance resources of one streaming scan, closed together on completion, error or cancel. */
-    private record OpenScan(BufferAllocator allocator, Dataset dataset, LanceScanner scanner, ArrowReader reader,
-                            List<String> columns) {
+    private record OpenScan(TableRef ref, BufferAllocator allocator, Dataset dataset, LanceScanner scanner,
+                            ArrowReader reader, List<String> columns, List<String> blobColumns, boolean rowAddress) {
+
+        /** The batch's rows on the heap, blob-encoded columns as their bytes (not Lance's descriptors). */
+        List<Map<String, Object>> rows(VectorSchemaRoot root) {
+            if (blobColumns.isEmpty()) return ArrowRows.read(root);
+            try {
+                return LanceBlobs.rowsWithBytes(dataset, ref, allocator, root, blobColumns, rowAddress);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
 
         static OpenScan start(LanceDatasets datasets, TableSnapshot snapshot, ScanRequest request) {
             StorageScheduler.requireStorageThread("scan");
@@ -116,10 +127,18 @@ final class LanceScans {
                 if (request.rowAddress()) options.withRowAddress(true);
                 request.orderBy().ifPresent(column -> options.setColumnOrderings(List.of(ascending(column))));
                 request.fragments().ifPresent(options::fragmentIds);
+                // A blob-encoded column scans as descriptors; its bytes are fetched by row id for each batch.
+                List<String> blobColumns = LanceBlobs.encodedAmong(dataset.getSchema(), request.columns());
+                if (!blobColumns.isEmpty()) options.withRowId(true).withRowAddress(true);
                 scanner = dataset.newScan(options.build());
                 List<String> columns = new ArrayList<>();
                 scanner.schema().getFields().forEach(field -> columns.add(field.getName()));
-                return new OpenScan(allocator, dataset, scanner, scanner.scanBatches(), List.copyOf(columns));
+                if (!blobColumns.isEmpty()) {
+                    columns.remove(LanceBlobs.ROW_ID);
+                    if (!request.rowAddress()) columns.remove(LanceBlobs.ROW_ADDRESS);
+                }
+                return new OpenScan(snapshot.ref(), allocator, dataset, scanner, scanner.scanBatches(),
+                        List.copyOf(columns), List.copyOf(blobColumns), request.rowAddress());
             } catch (Exception e) {
                 closeAll(scanner, dataset, allocator);
                 throw LanceFailures.translate("scan", snapshot.ref(), e);

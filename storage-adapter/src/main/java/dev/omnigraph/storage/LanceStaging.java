@@ -271,9 +271,11 @@ final class LanceStaging {
     Mono<StagedHandle> stageOverwrite(TableSnapshot snapshot, List<Map<String, Object>> rows, Schema schema,
                                       Map<String, String> properties) {
         return stage("stageOverwrite", snapshot, properties, (dataset, allocator) -> {
+            String format = LanceDatasets.formatOf(dataset);
+            Schema stored = BlobEncoding.forFormat(schema, format); // a 2.0 table keeps plain blob columns
             List<FragmentMetadata> fragments = rows.isEmpty() ? List.of()
-                    : writeFragments(snapshot.ref(), schema, LanceDatasets.formatOf(dataset), rows, allocator);
-            return Optional.of(Overwrite.builder().fragments(fragments).schema(schema).build());
+                    : writeFragments(snapshot.ref(), stored, format, rows, allocator);
+            return Optional.of(Overwrite.builder().fragments(fragments).schema(stored).build());
         }).map(Optional::get);
     }
 

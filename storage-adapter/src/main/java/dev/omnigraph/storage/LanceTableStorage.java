@@ -57,7 +57,8 @@ public final class LanceTableStorage implements TableStorage {
     public Mono<TableSnapshot> create(String path, Schema schema) {
         TableRef ref = TableRef.main(path);
         return datasets.withAllocator("create", ref, allocator -> {
-            try (Dataset created = Dataset.create(allocator, path, schema, new WriteParams.Builder()
+            Schema stored = BlobEncoding.forFormat(schema, datasets.newTableFormat());
+            try (Dataset created = Dataset.create(allocator, path, stored, new WriteParams.Builder()
                     .withEnableStableRowIds(true).withDataStorageVersion(datasets.newTableFormat())
                     .withStorageOptions(LanceStorageOptions.forUri(path)).build())) {
                 // Auto-cleanup ignores branches and manifest pins; version GC is ours alone. Lance 7 creates
@@ -98,6 +99,18 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Mono<Long> count(TableSnapshot snapshot, Optional<String> filter) {
         return scans.count(snapshot, filter);
+    }
+
+    @Override
+    public Mono<BlobRead> readBlob(TableSnapshot snapshot, String keyColumn, String key, String column,
+                                   BlobWindow window) {
+        return datasets.with("readBlob", snapshot.ref(), OptionalLong.of(snapshot.version()), (dataset, allocator) -> {
+            try {
+                return LanceBlobs.read(dataset, snapshot.ref(), allocator, keyColumn, key, column, window);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
     }
 
     // ---- staging and commits ----

@@ -21,6 +21,10 @@ public final class StorageCallCounter {
     /** The call classes counted. {@code SCAN_ROWS} is a volume (rows delivered by scans), not a call. */
     public enum Call {
         CREATE("create"), OPEN("open"), SCAN("scan"), SCAN_ROWS("scan.rows"), COUNT("count"),
+        /** {@code readBlob}: one blob's size and a byte range. */
+        BLOB("blob"),
+        /** A volume, not a call: the bytes {@code readBlob} read from storage (the range, or a plain column's value). */
+        BLOB_BYTES("blob.bytes"),
         /** Fragment or deletion-file writes: stageAppend/Upsert/Delete/Overwrite. */
         STAGE("stage"), COMMIT("commit"), DISCARD("discard"),
         /** {@code restore} and {@code stageRestore} (a restore writes no data files). */
@@ -44,6 +48,16 @@ public final class StorageCallCounter {
 
         public String label() {
             return label;
+        }
+
+        /** True for a volume (rows, bytes) rather than a count of calls; never summed into a call total. */
+        public boolean isVolume() {
+            return this == SCAN_ROWS || this == BLOB_BYTES;
+        }
+
+        /** True when {@code label} names a volume. */
+        public static boolean isVolumeLabel(String label) {
+            return label.equals(SCAN_ROWS.label) || label.equals(BLOB_BYTES.label);
         }
     }
 
@@ -129,9 +143,9 @@ public final class StorageCallCounter {
         return out;
     }
 
-    /** The sum of every call class (volumes such as {@code SCAN_ROWS} excluded). */
+    /** The sum of every call class (volumes such as {@code SCAN_ROWS} and {@code BLOB_BYTES} excluded). */
     public static long totalCalls(Map<String, Long> delta) {
-        return delta.entrySet().stream().filter(e -> !e.getKey().equals(Call.SCAN_ROWS.label()))
+        return delta.entrySet().stream().filter(e -> !Call.isVolumeLabel(e.getKey()))
                 .mapToLong(Map.Entry::getValue).sum();
     }
 }

@@ -42,6 +42,13 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
                 .collect(java.util.HashSet::new, java.util.Set::add);
     }
 
+    /**
+     * One blob of {@code column} in the row whose string {@code keyColumn} is {@code key} at {@code snapshot}: its size
+     * and the bytes {@code window} picks once the size is known. A blob-encoded column ({@link BlobEncoding}) reads
+     * only those bytes; a plain {@code LargeBinary} column (tables of earlier builds) reads the whole value.
+     */
+    Mono<BlobRead> readBlob(TableSnapshot snapshot, String keyColumn, String key, String column, BlobWindow window);
+
     /** Counts the rows of a snapshot matching {@code filter} (all rows when empty). */
     Mono<Long> count(TableSnapshot snapshot, Optional<String> filter);
 

@@ -7,7 +7,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.omnigraph.storage.BlobWindow;
 import dev.omnigraph.storage.root.GraphRoot;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -43,10 +45,10 @@ final class BlobCommand {
         @Option(names = "--snapshot", description = "A commit id; exclusive with --branch.")
         String snapshot;
 
-        @Option(names = "--offset", defaultValue = "0", description = "First byte (default 0).")
+        @Option(names = "--offset", defaultValue = "0", description = "First byte (default 0); at or past the end is an error.")
         long offset;
 
-        @Option(names = "--length", description = "Bytes to read (default: to the end).")
+        @Option(names = "--length", description = "Bytes to read (default: to the end; cut at the end).")
         Long length;
 
         @Option(names = "--out", description = "Write the bytes to this file instead of stdout.")
@@ -59,14 +61,14 @@ final class BlobCommand {
             if (offset < 0 || (length != null && length < 0)) throw new IllegalArgumentException("--offset and --length must be >= 0");
             Omnigraph graph = Cli.open(cli, root, OpenMode.READ_ONLY);
             ReadTarget target = snapshot != null ? ReadTarget.commit(snapshot) : ReadTarget.branch(branch != null ? branch : "main");
-            byte[] bytes = graph.blob(target, type, id, property).block();
-            int from = (int) Math.min(offset, bytes.length);
-            int to = length == null ? bytes.length : (int) Math.min(bytes.length, from + length);
+            // Only the asked bytes are read; an offset past the end is a typed error (not an empty output).
+            BlobWindow window = BlobWindow.from(offset, length == null ? OptionalLong.empty() : OptionalLong.of(length));
+            byte[] bytes = graph.blob(target, type, id, property, window).block().bytes();
             try {
                 if (out != null) {
-                    Files.write(out, java.util.Arrays.copyOfRange(bytes, from, to));
+                    Files.write(out, bytes);
                 } else {
-                    cli.out.write(bytes, from, to - from);
+                    cli.out.write(bytes);
                     cli.out.flush();
                 }
             } catch (IOException e) {

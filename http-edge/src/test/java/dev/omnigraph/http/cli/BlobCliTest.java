@@ -44,6 +44,12 @@ class BlobCliTest {
         CliRun.ok(services, "blob", "get", root.toString(), "File", id, "data", "--out", out.toString());
         assertThat(Files.readString(out, StandardCharsets.UTF_8)).isEqualTo("hello world");
         assertThat(CliRun.run(services, "blob", "get", root.toString(), "File", "nope", "data").code()).isEqualTo(OmnigraphCli.ERROR);
+        assertThat(CliRun.ok(services, "blob", "get", root.toString(), "File", id, "data", "--offset", "8", "--length", "50")
+                .out()).as("a length past the end is cut there").isEqualTo("rld");
+        // An offset past the end is a typed error, not an empty output.
+        CliRun past = CliRun.run(services, "blob", "get", root.toString(), "File", id, "data", "--offset", "11");
+        assertThat(past.code()).isEqualTo(OmnigraphCli.ERROR);
+        assertThat(past.err()).contains("starts past its end (11 bytes)");
 
         Path exported = Files.writeString(dir.resolve("export.jsonl"), CliRun.ok(services, "export", root.toString()).out());
         Path copy = dir.resolve("copy");

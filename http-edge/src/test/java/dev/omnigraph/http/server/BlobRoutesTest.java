@@ -3,6 +3,10 @@ package dev.omnigraph.http.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.engine.StorageServices;
+import dev.omnigraph.storage.CountingTableStorage;
+import dev.omnigraph.storage.StorageCallCounter;
+import dev.omnigraph.storage.testing.StorageFixture;
 import dev.omnigraph.http.testing.HttpFixture;
 import dev.omnigraph.http.testing.HttpFixture.Reply;
 import dev.omnigraph.http.wire.Json;
@@ -18,7 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Mono;
 
-/** {@code GET /blob} over real loopback HTTP: whole bytes, Range reads (206), unsatisfiable ranges (416), errors. */
+/**
+ * {@code GET /blob} over real loopback HTTP: whole bytes, Range reads (206) that read only the range from storage,
+ * unsatisfiable ranges (416), errors.
+ */
 class BlobRoutesTest {
     static final String SCHEMA = "node File {\n  name: String @key\n  data: Blob?\n}\n";
     static final byte[] BYTES = new byte[3 * BlobRoute.CHUNK + 123]; // several chunks
@@ -32,9 +39,12 @@ class BlobRoutesTest {
     HttpFixture http;
     String id;
 
+    final StorageCallCounter counter = new StorageCallCounter();
+
     @BeforeEach
     void setUp() {
-        http = new HttpFixture();
+        http = new HttpFixture(new StorageServices(StorageFixture.scheduler(),
+                new CountingTableStorage(StorageFixture.newTableStorage(), counter)));
         Omnigraph.init(http.services, dir.resolve("files"), SCHEMA).block(Duration.ofSeconds(60));
         http.start(dir);
         String data = "{\"type\":\"File\",\"data\":{\"name\":\"f\",\"data\":\"base64:" + Base64.getEncoder().encodeToString(BYTES)
@@ -62,6 +72,21 @@ class BlobRoutesTest {
 
     String path(String id) {
         return "/graphs/files/blob?type=File&id=" + id + "&property=data";
+    }
+
+    @Test
+    void aRangeRequestReadsOnlyItsBytes() {
+        long before = counter.get(StorageCallCounter.Call.BLOB_BYTES);
+        Bytes middle = get(path(id), Map.of("Range", "bytes=2000000-2004095"));
+        assertThat(middle.status()).isEqualTo(206);
+        assertThat(middle.headers().get("Content-Range")).isEqualTo("bytes 2000000-2004095/" + BYTES.length);
+        assertThat(middle.body()).isEqualTo(Arrays.copyOfRange(BYTES, 2_000_000, 2_004_096));
+        assertThat(counter.get(StorageCallCounter.Call.BLOB_BYTES) - before).isEqualTo(4096);
+
+        Bytes beyond = get(path(id), Map.of("Range", "bytes=" + (BYTES.length + 5) + "-" + (BYTES.length + 9)));
+        assertThat(beyond.status()).isEqualTo(416);
+        assertThat(beyond.headers().get("Content-Range")).isEqualTo("bytes */" + BYTES.length);
+        assertThat(counter.get(StorageCallCounter.Call.BLOB_BYTES) - before).as("nothing read for a 416").isEqualTo(4096);
     }
 
     @Test

@@ -69,7 +69,16 @@ public final class HttpFixture {
         }
     }
 
-    public final StorageServices services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
+    public final StorageServices services;
+
+    public HttpFixture() {
+        this(new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage()));
+    }
+
+    /** A fixture over {@code services} (e.g. with a counting table storage); {@link #close} closes its tables. */
+    public HttpFixture(StorageServices services) {
+        this.services = services;
+    }
     public OmnigraphServer server;
     private HttpClient client;
 

@@ -7,11 +7,17 @@ import dev.omnigraph.engine.schema.NodeTable;
 import dev.omnigraph.engine.schema.Property;
 import dev.omnigraph.engine.schema.PropertyType;
 import dev.omnigraph.engine.schema.ScalarKind;
+import dev.omnigraph.storage.BlobRead;
+import dev.omnigraph.storage.BlobWindow;
 import dev.omnigraph.storage.SqlLiterals;
+import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.storage.TableSnapshot;
 import dev.omnigraph.storage.TableStorage;
 import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.error.BlobRangeNotSatisfiable;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.manifest.ManifestState;
+import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -19,7 +25,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Reads the bytes of one Blob property of one entity at a pinned state: the only way Blob bytes leave the engine
- * besides export (queries never read Blob columns, T24). One key lookup on {@code id} reading two columns.
+ * besides export (queries never read Blob columns, T24). Through {@link TableStorage#readBlob}: one key lookup on
+ * {@code id}, then only the bytes asked for (a plain column of an earlier build is read whole and sliced).
  */
 public final class BlobReader {
     private final TableStorage tables;
@@ -33,11 +40,15 @@ public final class BlobReader {
     }
 
     /**
+     * The bytes {@code window} picks from Blob property {@code property} of entity {@code id}, and the blob's size:
+     * one key lookup on {@code id}, then (for a blob-encoded column) only those bytes are read.
+     *
      * @param typeName a node type, or an edge type (matched ignoring case, as in the load format)
      * @throws BadRequest for an unknown type or a property that is not a Blob
-     * @return the bytes; {@link NotFound} when the entity does not exist or its Blob is NULL
+     * @return the slice; {@link NotFound} when the entity does not exist or its Blob is NULL,
+     *         {@link BlobRangeNotSatisfiable} when the window starts past the end
      */
-    public Mono<byte[]> read(ManifestState state, String typeName, String id, String property) {
+    public Mono<BlobRead.Slice> read(ManifestState state, String typeName, String id, String property, BlobWindow window) {
         CatalogTable table = table(typeName);
         List<Property> props = table instanceof NodeTable n ? n.type().properties() : ((EdgeTable) table).type().properties();
         Property p = props.stream().filter(x -> x.name().equals(property)).findFirst().orElseThrow(() ->
@@ -45,17 +56,23 @@ public final class BlobReader {
         if (!(p.type() instanceof PropertyType.Scalar s && s.kind() == ScalarKind.BLOB))
             throw new BadRequest(table.typeName() + "." + property + " is " + p.type().spelling() + ", not a Blob");
         String what = table.typeName() + " " + id;
-        if (state.table(table.tableKey()).isEmpty())
+        Optional<TableEntry> entry = state.table(table.tableKey());
+        if (entry.isEmpty())
             return Mono.error(new NotFound("entity", id, "no " + what + " at this snapshot"));
-        TableReader reader = new TableReader(tables, root, state);
-        String where = SqlLiterals.pushable(id) ? SqlLiterals.inList("id", List.of(id)) : null;
-        if (where == null) throw new BadRequest("id is too long to look up");
-        return reader.scan(table, where, List.of("id", property), 16)
-                .filter(row -> id.equals(row.get("id")))
-                .next()
-                .switchIfEmpty(Mono.error(() -> new NotFound("entity", id, "no " + what + " at this snapshot")))
-                .flatMap(row -> Mono.justOrEmpty(Optional.ofNullable((byte[]) row.get(property))))
-                .switchIfEmpty(Mono.error(() -> new NotFound("blob", id, what + " has no " + property + " (NULL)")));
+        if (!SqlLiterals.pushable(id)) throw new BadRequest("id is too long to look up");
+        TableEntry e = entry.get();
+        TableSnapshot snapshot = TableSnapshot.pinned(new TableRef(root + "/" + e.location(), e.lanceBranch()), e.version(),
+                e.rowCount());
+        return tables.readBlob(snapshot, "id", id, property, window).flatMap(found -> {
+            if (found instanceof BlobRead.Slice slice) return Mono.just(slice);
+            if (found instanceof BlobRead.Unsatisfiable u) {
+                return Mono.error(new BlobRangeNotSatisfiable(u.size(), "the requested range of " + what + "."
+                        + property + " starts past its end (" + u.size() + " bytes)"));
+            }
+            return Mono.error(found instanceof BlobRead.NullBlob
+                    ? new NotFound("blob", id, what + " has no " + property + " (NULL)")
+                    : new NotFound("entity", id, "no " + what + " at this snapshot"));
+        });
     }
 
     private CatalogTable table(String typeName) {

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.schema;
 
+import dev.omnigraph.storage.BlobEncoding;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -65,6 +66,9 @@ final class ArrowSchemas {
                     List.of(item));
         }
         ArrowType type = t instanceof PropertyType.Scalar s ? arrowType(s.kind()) : ArrowType.Utf8.INSTANCE; // enums are Utf8
+        if (t instanceof PropertyType.Scalar s && s.kind() == ScalarKind.BLOB) {
+            metadata = BlobEncoding.marked(metadata); // read by range; a table of format 2.0 stores it plain
+        }
         return new Field(p.name(), new FieldType(p.nullable(), type, null, metadata), null);
     }
 
@@ -80,7 +84,7 @@ final class ArrowSchemas {
             case F64 -> new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
             case DATE -> new ArrowType.Date(DateUnit.DAY);
             case DATETIME -> new ArrowType.Date(DateUnit.MILLISECOND);
-            case BLOB -> ArrowType.LargeBinary.INSTANCE; // plain large binary: Java 0.39 cannot read Lance blob columns back
+            case BLOB -> ArrowType.LargeBinary.INSTANCE; // with Lance's blob encoding (field(...))
         };
     }
 }

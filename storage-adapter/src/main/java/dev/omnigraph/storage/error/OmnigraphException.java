@@ -9,7 +9,7 @@ public abstract sealed class OmnigraphException extends RuntimeException
         permits ParseError, ValidationError, BadRequest, NotFound, KeyConflict, ReadSetChanged,
                 ManifestConflict, Conflict, CommitConflict, PreconditionFailed, ResourceLimitExceeded, UnsupportedStamp,
                 StorageFault, StorageOverloaded, RecoveryRequired, QueryTimeout,
-                IdempotencyKeyReused, ChangeDiffRefused, ChangeFeedGap, MergeConflicts, LeaseLost {
+                IdempotencyKeyReused, ChangeDiffRefused, ChangeFeedGap, MergeConflicts, LeaseLost, BlobRangeNotSatisfiable {
 
     private final ErrorCode code;
 
