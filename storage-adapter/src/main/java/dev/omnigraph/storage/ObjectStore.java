@@ -30,6 +30,18 @@ public interface ObjectStore {
      */
     Mono<List<String>> list(String prefix);
 
+    /** A key with its size and last-modified time, as {@link #listObjects} lists it. */
+    record StoredObject(String key, long bytes, java.time.Instant modified) {
+    }
+
+    /**
+     * As {@link #list}, with each key's size and last-modified time (one LIST on an object store; a walk with file
+     * attributes on disk). For whoever collects files by age: version cleanup lists a dataset's files this way.
+     */
+    default Mono<List<StoredObject>> listObjects(String prefix) {
+        return Mono.error(new UnsupportedOperationException(getClass().getSimpleName() + " lists no object attributes"));
+    }
+
     /** Deletes {@code key}; emits whether it existed. */
     Mono<Boolean> delete(String key);
 
