@@ -172,6 +172,20 @@ class S3CleanupTest {
                 .doesNotContain("Zed");
     }
 
+    @Test
+    void aTableForkNoGraphBranchOwnsIsReclaimedButNotALiveBranchsFork() {
+        String person = root.uri() + "/" + personLocation();
+        var tables = services.tables();
+        tables.createBranch(TableRef.main(person), tables.head(TableRef.main(person)).block(WAIT), "ghost").block(WAIT);
+        var featNow = everything(graph, ReadTarget.branch("feat"));
+
+        CleanupReport done = graph.cleanup(keep(100, true).withOrphanGrace(Duration.ZERO)).block(WAIT);
+        assertThat(done.forks()).containsExactly(personLocation() + "@ghost");
+        assertThat(tables.listBranches(person).block(WAIT)).extracting(LanceBranch::name).containsExactly("feat");
+        assertThat(objects().keySet()).noneMatch(key -> key.startsWith(personLocation() + "/tree/ghost/"));
+        assertThat(everything(graph, ReadTarget.branch("feat"))).isEqualTo(featNow);
+    }
+
     private String personLocation() {
         return graph.snapshot(ReadTarget.main()).block(WAIT).table("node:Person").orElseThrow().path();
     }

@@ -5,7 +5,8 @@ import java.util.Optional;
 import reactor.core.publisher.Mono;
 
 /**
- * Small files under one root (sidecars, schema files, claims). Keys are relative, '/'-separated paths.
+ * Small files under one root (sidecars, schema files, claims), and the way version cleanup lists, reads and deletes
+ * Lance's files under it (whatever the root's kind). Keys are relative, '/'-separated paths.
  * Every call runs on the storage scheduler. Implementations must make {@link #put} atomic (readers see the old
  * bytes or the new bytes, never a torn file) and durable once the Mono completes, and must never list their own
  * temporary files.

@@ -38,7 +38,8 @@ import reactor.core.publisher.Mono;
  * branch (a graph branch's table fork) was forked from it. A {@code __manifest} version is kept when such a state was
  * read at it, when it is its ref's latest, or when a graph branch was forked from it. The audit log keeps its latest
  * version (which holds every row). The storage adapter deletes the other version manifests and the files only they
- * reference ({@link HistoryRetention}).
+ * reference ({@link HistoryRetention}), listing, reading and deleting through the root's object store, so local and
+ * S3 roots are collected by the same rule.
  *
  * <p>Runs under the exclusive schema gate (no in-process writer can stage or commit meanwhile; other processes are
  * held off by the root lock) and refuses at entry while any recovery sidecar is pending, since recovery may need
