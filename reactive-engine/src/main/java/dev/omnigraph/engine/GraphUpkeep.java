@@ -8,7 +8,6 @@ import dev.omnigraph.engine.maintain.Optimizer;
 import dev.omnigraph.engine.maintain.Repair;
 import dev.omnigraph.storage.ValidText;
 import dev.omnigraph.storage.error.BadRequest;
-import dev.omnigraph.storage.root.GraphRoot;
 import java.util.List;
 import java.util.Optional;
 import reactor.core.publisher.Mono;
@@ -43,16 +42,10 @@ final class GraphUpkeep {
 
     Mono<CleanupReport> cleanup(CleanupOptions options) {
         return Mono.defer(() -> {
-            GraphRoot root = graph.location();
-            // Version GC walks the dataset directories (file times, listings): local roots only, refused before any effect.
-            if (root instanceof GraphRoot.S3) {
-                throw new BadRequest("cleanup: version cleanup supports graph roots on the local filesystem only, not "
-                        + root.displayUri());
-            }
             if (options.confirm()) {
                 graph.requireWritable("cleanup --confirm");
             }
-            return new Cleanup(graph.writeContext()).run(options);
+            return new Cleanup(graph.writeContext(), graph.objectStore()).run(options);
         });
     }
 }

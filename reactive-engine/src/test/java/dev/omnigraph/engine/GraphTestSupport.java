@@ -61,7 +61,7 @@ final class GraphTestSupport {
     static List<Map<String, Object>> rows(Omnigraph graph, ReadTarget target, String tableKey) {
         GraphSnapshot snapshot = graph.snapshot(target).block();
         TableInfo table = snapshot.table(tableKey).orElseThrow();
-        TableRef ref = new TableRef(graph.root().resolve(table.path()).toString(), table.lanceBranch());
+        TableRef ref = new TableRef(graph.location().uri() + "/" + table.path(), table.lanceBranch()); // local or S3
         var services = graph.services();
         return services.tables().open(ref, OptionalLong.of(table.version()))
                 .flatMapMany(pinned -> services.tables().scan(pinned, ScanRequest.all()))

@@ -44,6 +44,11 @@ public final class CountingObjectStore implements ObjectStore {
     }
 
     @Override
+    public Mono<List<StoredObject>> listObjects(String prefix) {
+        return counted(StorageCallCounter.Call.OBJECT_LIST, () -> delegate.listObjects(prefix));
+    }
+
+    @Override
     public Mono<Boolean> delete(String key) {
         return counted(StorageCallCounter.Call.OBJECT_DELETE, () -> delegate.delete(key));
     }

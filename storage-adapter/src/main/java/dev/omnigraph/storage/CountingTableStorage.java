@@ -160,14 +160,15 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<VersionGcPlan> planVersionGc(String path, Map<Optional<String>, VersionRetention> retention,
+    public Mono<VersionGcPlan> planVersionGc(ObjectStore root, String location,
+                                             Map<Optional<String>, VersionRetention> retention,
                                              java.time.Instant orphanCutoff) {
-        return counted(Call.GC, () -> delegate.planVersionGc(path, retention, orphanCutoff));
+        return counted(Call.GC, () -> delegate.planVersionGc(root, location, retention, orphanCutoff));
     }
 
     @Override
-    public Mono<Long> applyVersionGc(VersionGcPlan plan, VersionGcPlan.Phase phase) {
-        return counted(Call.GC, () -> delegate.applyVersionGc(plan, phase));
+    public Mono<Long> applyVersionGc(ObjectStore root, VersionGcPlan plan, VersionGcPlan.Phase phase) {
+        return counted(Call.GC, () -> delegate.applyVersionGc(root, plan, phase));
     }
 
     @Override

@@ -5,6 +5,7 @@ import org.lance.Ref;
 import dev.omnigraph.storage.error.Conflict;
 import dev.omnigraph.storage.error.NotFound;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import reactor.core.publisher.Mono;
 
@@ -37,16 +38,23 @@ final class LanceBranchOps {
     /**
      * Forks {@code name} off {@code from} at {@code fromVersion}. Lance 7 forks a branch off a branch correctly only
      * through a dataset checked out on the parent branch: called on main's object with the parent's ref it records
-     * the right parent but takes main's data at that version (lance-java-7.md §8).
+     * the right parent but takes main's data at that version (lance-java-7.md §8). On an object store the root's
+     * storage options go along: Lance opens the new branch tree with a store of its own, and without them it cannot
+     * reach an S3-compatible endpoint ("Failed to resolve region for bucket").
      */
     private static Dataset fork(Dataset main, TableRef from, long fromVersion, String name) {
+        Map<String, String> options = LanceStorageOptions.forUri(from.path());
         if (from.branch().isEmpty()) {
-            return main.createBranch(name, Ref.ofMain(fromVersion));
+            return branch(main, name, Ref.ofMain(fromVersion), options);
         }
         String parent = from.branch().get();
         try (Dataset onParent = main.checkout(Ref.ofBranch(parent))) {
-            return onParent.createBranch(name, Ref.ofBranch(parent, fromVersion));
+            return branch(onParent, name, Ref.ofBranch(parent, fromVersion), options);
         }
+    }
+
+    private static Dataset branch(Dataset on, String name, Ref at, Map<String, String> options) {
+        return options.isEmpty() ? on.createBranch(name, at) : on.createBranch(name, at, options);
     }
 
     Mono<Void> delete(String path, String name) {

@@ -42,20 +42,12 @@ final class LanceMaintenance {
                 TieredCompaction.plan(dataset, TableHistory.COMPACTION).size());
     }
 
-    Mono<VersionGcPlan> planVersionGc(String path, Map<Optional<String>, VersionRetention> retention,
-                                      Instant orphanCutoff) {
-        return datasets.withAllocator("planVersionGc", TableRef.main(path),
-                allocator -> LanceVersionGc.plan(allocator, path, Map.copyOf(retention), orphanCutoff));
+    Mono<VersionGcPlan> planVersionGc(ObjectStore root, String location,
+                                      Map<Optional<String>, VersionRetention> retention, Instant orphanCutoff) {
+        return new LanceVersionGc(datasets).plan(root, location, Map.copyOf(retention), orphanCutoff);
     }
 
-    Mono<Long> applyVersionGc(VersionGcPlan plan, VersionGcPlan.Phase phase) {
-        return datasets.storage().call(() -> {
-            StorageScheduler.requireStorageThread("applyVersionGc");
-            try {
-                return LanceVersionGc.apply(plan, phase);
-            } catch (Exception e) {
-                throw LanceFailures.translate("applyVersionGc", TableRef.main(plan.path()), e);
-            }
-        });
+    Mono<Long> applyVersionGc(ObjectStore root, VersionGcPlan plan, VersionGcPlan.Phase phase) {
+        return LanceVersionGc.apply(root, plan, phase);
     }
 }

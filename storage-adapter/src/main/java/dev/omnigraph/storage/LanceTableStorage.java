@@ -264,14 +264,14 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<VersionGcPlan> planVersionGc(String path, Map<Optional<String>, VersionRetention> retention,
-                                             Instant orphanCutoff) {
-        return maintenance.planVersionGc(path, retention, orphanCutoff);
+    public Mono<VersionGcPlan> planVersionGc(ObjectStore root, String location,
+                                             Map<Optional<String>, VersionRetention> retention, Instant orphanCutoff) {
+        return maintenance.planVersionGc(root, location, retention, orphanCutoff);
     }
 
     @Override
-    public Mono<Long> applyVersionGc(VersionGcPlan plan, VersionGcPlan.Phase phase) {
-        return maintenance.applyVersionGc(plan, phase);
+    public Mono<Long> applyVersionGc(ObjectStore root, VersionGcPlan plan, VersionGcPlan.Phase phase) {
+        return maintenance.applyVersionGc(root, plan, phase);
     }
 
     // ---- branches ----

@@ -147,30 +147,43 @@ public final class LocalObjectStore implements ObjectStore {
 
     @Override
     public Mono<List<String>> list(String prefix) {
-        return storage.call(() -> {
-            Path dir = resolveDirectory(prefix);
-            Optional<BasicFileAttributes> found = attributes(dir, "list", prefix);
-            if (found.isEmpty()) {
-                return List.<String>of();
+        return storage.call(() -> walk(prefix).stream().map(StoredObject::key).toList());
+    }
+
+    @Override
+    public Mono<List<StoredObject>> listObjects(String prefix) {
+        return storage.call(() -> walk(prefix));
+    }
+
+    /** The regular files under {@code prefix} with their attributes, sorted by key, without temp files. */
+    private List<StoredObject> walk(String prefix) {
+        Path dir = resolveDirectory(prefix);
+        Optional<BasicFileAttributes> found = attributes(dir, "list", prefix);
+        if (found.isEmpty()) {
+            return List.of();
+        }
+        if (!found.get().isDirectory()) {
+            throw new StorageFault("list of " + dir + " failed: it is not a directory", null);
+        }
+        List<StoredObject> objects = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path path : (Iterable<Path>) files::iterator) {
+                String key = root.relativize(path).toString().replace('\\', '/');
+                if (key.indexOf(TEMP_MARK) >= 0) {
+                    continue;
+                }
+                // A file removed between the walk and this read (a concurrent delete) is simply not listed.
+                attributes(path, "list", prefix).filter(BasicFileAttributes::isRegularFile).ifPresent(attrs ->
+                        objects.add(new StoredObject(key, attrs.size(), attrs.lastModifiedTime().toInstant())));
             }
-            if (!found.get().isDirectory()) {
-                throw new StorageFault("list of " + dir + " failed: it is not a directory", null);
-            }
-            List<String> keys = new ArrayList<>();
-            try (Stream<Path> files = Files.walk(dir)) {
-                files.filter(Files::isRegularFile)
-                        .map(path -> root.relativize(path).toString().replace('\\', '/'))
-                        .filter(name -> name.indexOf(TEMP_MARK) < 0)
-                        .sorted()
-                        .forEach(keys::add);
-            } catch (IOException e) {
-                throw fault("list", prefix, e);
-            } catch (java.io.UncheckedIOException e) {
-                // Files.walk reports an unreadable entry below the prefix this way.
-                throw fault("list", prefix, e.getCause());
-            }
-            return List.copyOf(keys);
-        });
+        } catch (IOException e) {
+            throw fault("list", prefix, e);
+        } catch (java.io.UncheckedIOException e) {
+            // Files.walk reports an unreadable entry below the prefix this way.
+            throw fault("list", prefix, e.getCause());
+        }
+        objects.sort(java.util.Comparator.comparing(StoredObject::key));
+        return List.copyOf(objects);
     }
 
     @Override

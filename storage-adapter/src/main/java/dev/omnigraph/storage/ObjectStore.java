@@ -5,7 +5,8 @@ import java.util.Optional;
 import reactor.core.publisher.Mono;
 
 /**
- * Small files under one root (sidecars, schema files, claims). Keys are relative, '/'-separated paths.
+ * Small files under one root (sidecars, schema files, claims), and the way version cleanup lists, reads and deletes
+ * Lance's files under it (whatever the root's kind). Keys are relative, '/'-separated paths.
  * Every call runs on the storage scheduler. Implementations must make {@link #put} atomic (readers see the old
  * bytes or the new bytes, never a torn file) and durable once the Mono completes, and must never list their own
  * temporary files.
@@ -29,6 +30,18 @@ public interface ObjectStore {
      * empty only when nothing is there. A prefix that cannot be read fails with a {@code StorageFault}.
      */
     Mono<List<String>> list(String prefix);
+
+    /** A key with its size and last-modified time, as {@link #listObjects} lists it. */
+    record StoredObject(String key, long bytes, java.time.Instant modified) {
+    }
+
+    /**
+     * As {@link #list}, with each key's size and last-modified time (one LIST on an object store; a walk with file
+     * attributes on disk). For whoever collects files by age: version cleanup lists a dataset's files this way.
+     */
+    default Mono<List<StoredObject>> listObjects(String prefix) {
+        return Mono.error(new UnsupportedOperationException(getClass().getSimpleName() + " lists no object attributes"));
+    }
 
     /** Deletes {@code key}; emits whether it existed. */
     Mono<Boolean> delete(String key);

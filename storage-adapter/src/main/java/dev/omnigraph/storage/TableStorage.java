@@ -227,19 +227,22 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Mono<List<LanceBranch>> listBranches(String path);
 
     /**
-     * Plans a version GC of the dataset at {@code path} and all its Lance branches, deleting nothing: each ref's
-     * versions that {@code retention} does not keep (a ref with no entry keeps all; its latest version and every
-     * version a branch was forked from are always kept), and the files only those versions reference, plus data
-     * and deletion files no version references that are older than {@code orphanCutoff}. Local paths only.
+     * Plans a version GC of the dataset at key {@code location} under {@code root} (the graph root's object store: a
+     * local directory or an S3 prefix; Lance opens it at {@code root.rootUri() + "/" + location}) and all its Lance
+     * branches, deleting nothing: each ref's versions that {@code retention} does not keep (a ref with no entry keeps
+     * all; its latest version and every version a branch was forked from are always kept), and the files only those
+     * versions reference, plus data and deletion files no version references last modified before
+     * {@code orphanCutoff}. The plan's locations are keys of {@code root}.
      */
-    Mono<VersionGcPlan> planVersionGc(String path, Map<Optional<String>, VersionRetention> retention,
-                                      java.time.Instant orphanCutoff);
+    Mono<VersionGcPlan> planVersionGc(ObjectStore root, String location,
+                                      Map<Optional<String>, VersionRetention> retention, java.time.Instant orphanCutoff);
 
     /**
-     * Deletes one phase of a plan (files first, then manifests: a kill between them leaves every kept version
-     * whole and the plan can be made and applied again); emits the bytes freed. Callers hold every writer off.
+     * Deletes one phase of a plan through {@code root}, the store it was planned on (files first, then manifests: a
+     * kill between them leaves every kept version whole and the plan can be made and applied again); emits the
+     * bytes freed. Callers hold every writer off.
      */
-    Mono<Long> applyVersionGc(VersionGcPlan plan, VersionGcPlan.Phase phase);
+    Mono<Long> applyVersionGc(ObjectStore root, VersionGcPlan plan, VersionGcPlan.Phase phase);
 
     @Override
     void close();

@@ -7,7 +7,8 @@ import java.util.Optional;
 /**
  * What a version GC of one dataset would delete (see {@link TableStorage#planVersionGc}): version manifests no
  * retention rule keeps, and the data, deletion, index and transaction files that only such versions (or no version
- * at all, past the orphan cutoff) reference. Paths are absolute local paths.
+ * at all, past the orphan cutoff) reference. {@code path} is the dataset as Lance opens it; victims' locations are
+ * keys of the graph root's {@link ObjectStore} the plan was made on.
  */
 public record VersionGcPlan(String path, List<Victim> files, List<Victim> manifests) {
     public VersionGcPlan {
@@ -16,7 +17,7 @@ public record VersionGcPlan(String path, List<Victim> files, List<Victim> manife
         manifests = List.copyOf(manifests);
     }
 
-    /** One file or directory to delete: where, how many bytes it frees, and (manifests only) its ref and version. */
+    /** One object to delete: its key, how many bytes it frees, and (manifests only) its ref and version. */
     public record Victim(String location, long bytes, Optional<String> ref, long version) {
         public Victim {
             Objects.requireNonNull(location, "location");

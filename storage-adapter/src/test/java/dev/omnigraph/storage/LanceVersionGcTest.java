@@ -2,6 +2,7 @@ package dev.omnigraph.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.omnigraph.storage.testing.StorageFixture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,12 +46,13 @@ class LanceVersionGcTest extends LanceStorageTestBase {
         assertThat(firstDeletions).hasSize(FRAGMENTS);
         delete(ref, "id LIKE 'b%'"); // every fragment gets a new deletion file; the first ones are only the old version's
 
-        VersionGcPlan plan = storage.planVersionGc(path, Map.of(Optional.empty(), VersionRetention.of(Set.of(), Long.MAX_VALUE)),
+        ObjectStore root = new LocalObjectStore(dir, StorageFixture.scheduler());
+        VersionGcPlan plan = storage.planVersionGc(root, "t", Map.of(Optional.empty(), VersionRetention.of(Set.of(), Long.MAX_VALUE)),
                 Instant.EPOCH).block();
         assertThat(plan.files()).extracting(victim -> Path.of(victim.location()).getFileName().toString())
                 .containsAll(firstDeletions);
-        storage.applyVersionGc(plan, VersionGcPlan.Phase.FILES).block();
-        storage.applyVersionGc(plan, VersionGcPlan.Phase.MANIFESTS).block();
+        storage.applyVersionGc(root, plan, VersionGcPlan.Phase.FILES).block();
+        storage.applyVersionGc(root, plan, VersionGcPlan.Phase.MANIFESTS).block();
 
         assertThat(files(dir.resolve("t/_deletions"))).hasSize(FRAGMENTS).doesNotContainAnyElementsOf(firstDeletions);
         TableSnapshot latest = storage.open(ref, OptionalLong.empty()).block();

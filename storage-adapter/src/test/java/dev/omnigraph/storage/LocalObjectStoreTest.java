@@ -62,6 +62,20 @@ class LocalObjectStoreTest {
     }
 
     @Test
+    void listObjectsGivesSizeAndModificationTimeAndNeverShowsTempFiles() throws Exception {
+        store.put("t/data/a.lance", utf8("abc")).block();
+        store.put("t/_versions/1.manifest", utf8("m")).block();
+        Files.writeString(root.resolve("t/data/b.lance#1"), "in flight");
+        java.time.Instant old = java.time.Instant.parse("2020-01-01T00:00:00Z");
+        Files.setLastModifiedTime(root.resolve("t/data/a.lance"), java.nio.file.attribute.FileTime.from(old));
+        assertThat(store.listObjects("t/").block()).containsExactly(
+                new ObjectStore.StoredObject("t/_versions/1.manifest", 1,
+                        Files.getLastModifiedTime(root.resolve("t/_versions/1.manifest")).toInstant()),
+                new ObjectStore.StoredObject("t/data/a.lance", 3, old));
+        assertThat(store.listObjects("nothing/").block()).isEmpty();
+    }
+
+    @Test
     void putLeavesNoTempFilesBehind() throws Exception {
         for (int i = 0; i < 20; i++) {
             store.put("state.json", utf8("v" + i)).block();

@@ -24,7 +24,7 @@ final class CleanupCommand implements Callable<Integer> {
     @ParentCommand
     OmnigraphCli cli;
 
-    @Parameters(index = "0", paramLabel = "<root>", description = "The graph root (local: version cleanup is refused on s3://).")
+    @Parameters(index = "0", paramLabel = "<root>", description = "The graph root: a directory, file:// or s3:// URI.")
     GraphRoot root;
 
     @Option(names = "--keep", paramLabel = "N", description = "Keep the newest N commits of every branch (10 recommended).")

@@ -55,6 +55,29 @@ class S3CliTest {
     }
 
     @Test
+    void cleanupPreviewsThenDeletesOnAnS3Root(@TempDir Path dir) throws Exception {
+        String endpoint = server.endpoint().toString();
+        String root = "s3://cli/graphs/cleaned";
+        Path schema = Files.writeString(dir.resolve("social.pg"), HttpFixture.SCHEMA);
+        Path data = Files.writeString(dir.resolve("people.jsonl"), HttpFixture.PEOPLE);
+        CliRun.ok(services, "--s3-endpoint", endpoint, "init", "--schema", schema.toString(), root);
+        CliRun.ok(services, "--s3-endpoint", endpoint, "load", root, "--data", data.toString(), "--mode", "append");
+        CliRun.ok(services, "--s3-endpoint", endpoint, "load", root, "--data", data.toString(), "--mode", "merge");
+
+        var preview = CliRun.ok(services, "--s3-endpoint", endpoint, "cleanup", root, "--keep", "1", "--json").json();
+        assertThat(preview.get("confirmed").asBoolean()).isFalse();
+        assertThat(preview.get("versions").asLong()).isPositive();
+        var done = CliRun.ok(services, "--s3-endpoint", endpoint, "cleanup", root, "--keep", "1", "--confirm", "--json")
+                .json();
+        assertThat(done.get("confirmed").asBoolean()).isTrue();
+        assertThat(done.get("versions").asLong()).isEqualTo(preview.get("versions").asLong());
+        var again = CliRun.ok(services, "--s3-endpoint", endpoint, "cleanup", root, "--keep", "1", "--json").json();
+        assertThat(again.get("versions").asLong()).as("nothing left to collect").isZero();
+        CliRun exported = CliRun.ok(services, "--s3-endpoint", endpoint, "export", root);
+        assertThat(exported.out().lines().count()).isEqualTo(HttpFixture.PEOPLE.lines().count());
+    }
+
+    @Test
     void aBadRootIsAUsageError() {
         CliRun run = CliRun.run(services, "snapshot", "gs://bucket/g");
         assertThat(run.code()).isEqualTo(OmnigraphCli.ERROR);

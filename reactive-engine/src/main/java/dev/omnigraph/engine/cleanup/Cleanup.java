@@ -5,6 +5,7 @@ import dev.omnigraph.engine.merge.MergeBase;
 import dev.omnigraph.engine.write.WriteContext;
 import dev.omnigraph.recovery.RecoveryAudit;
 import dev.omnigraph.storage.FailpointCatalog;
+import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.VersionGcPlan;
 import dev.omnigraph.storage.VersionRetention;
@@ -37,7 +38,8 @@ import reactor.core.publisher.Mono;
  * branch (a graph branch's table fork) was forked from it. A {@code __manifest} version is kept when such a state was
  * read at it, when it is its ref's latest, or when a graph branch was forked from it. The audit log keeps its latest
  * version (which holds every row). The storage adapter deletes the other version manifests and the files only they
- * reference ({@link HistoryRetention}).
+ * reference ({@link HistoryRetention}), listing, reading and deleting through the root's object store, so local and
+ * S3 roots are collected by the same rule.
  *
  * <p>Runs under the exclusive schema gate (no in-process writer can stage or commit meanwhile; other processes are
  * held off by the root lock) and refuses at entry while any recovery sidecar is pending, since recovery may need
@@ -51,9 +53,12 @@ public final class Cleanup {
     static final String AUDIT_LOG = RecoveryAudit.DIRECTORY;
 
     private final WriteContext ctx;
+    /** The graph root's object store (its directory or S3 prefix): the collector lists, reads and deletes through it. */
+    private final ObjectStore files;
 
-    public Cleanup(WriteContext ctx) {
+    public Cleanup(WriteContext ctx, ObjectStore files) {
         this.ctx = ctx;
+        this.files = files;
     }
 
     public Mono<CleanupReport> run(CleanupOptions options) {
@@ -102,8 +107,8 @@ public final class Cleanup {
     private Mono<List<CleanupReport.TableCleanup>> collectVersions(
             Map<String, Map<Optional<String>, VersionRetention>> byLocation, Instant orphanCutoff, boolean confirm) {
         return Flux.fromIterable(byLocation.entrySet())
-                .concatMap(entry -> ctx.tables().planVersionGc(ctx.root() + "/" + entry.getKey(), entry.getValue(),
-                        orphanCutoff).map(plan -> Map.entry(entry.getKey(), plan)))
+                .concatMap(entry -> ctx.tables().planVersionGc(files, entry.getKey(), entry.getValue(), orphanCutoff)
+                        .map(plan -> Map.entry(entry.getKey(), plan)))
                 .index()
                 .concatMap(indexed -> confirm
                         ? apply(indexed.getT1() + 1, indexed.getT2().getValue()).thenReturn(indexed.getT2())
@@ -115,9 +120,9 @@ public final class Cleanup {
     }
 
     private Mono<Void> apply(long ordinal, VersionGcPlan plan) {
-        return ctx.tables().applyVersionGc(plan, VersionGcPlan.Phase.FILES)
+        return ctx.tables().applyVersionGc(files, plan, VersionGcPlan.Phase.FILES)
                 .then(ctx.failpoints().hit(FailpointCatalog.CLEANUP_AFTER_FILES + ordinal))
-                .then(ctx.tables().applyVersionGc(plan, VersionGcPlan.Phase.MANIFESTS))
+                .then(ctx.tables().applyVersionGc(files, plan, VersionGcPlan.Phase.MANIFESTS))
                 .then(ctx.failpoints().hit(FailpointCatalog.CLEANUP_AFTER_MANIFESTS + ordinal));
     }
 

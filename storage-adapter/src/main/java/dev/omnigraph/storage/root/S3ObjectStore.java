@@ -113,29 +113,39 @@ public final class S3ObjectStore implements ObjectStore {
 
     @Override
     public Mono<List<String>> list(String prefix) {
-        return storage.call(() -> {
-            String dir = prefix.isEmpty() || prefix.endsWith("/") ? prefix : prefix + "/";
-            if (!dir.isEmpty()) {
-                objectKey(dir.substring(0, dir.length() - 1));
+        return storage.call(() -> listing(prefix).stream().map(StoredObject::key).toList());
+    }
+
+    /** One paginated LIST: S3 reports each object's size and last-modified time with its key. */
+    @Override
+    public Mono<List<StoredObject>> listObjects(String prefix) {
+        return storage.call(() -> listing(prefix));
+    }
+
+    private List<StoredObject> listing(String prefix) {
+        String dir = prefix.isEmpty() || prefix.endsWith("/") ? prefix : prefix + "/";
+        if (!dir.isEmpty()) {
+            objectKey(dir.substring(0, dir.length() - 1));
+        }
+        String strip = root.prefix().isEmpty() ? "" : root.prefix() + "/";
+        List<StoredObject> objects = new ArrayList<>();
+        String token = null;
+        do {
+            ListObjectsV2Request.Builder request = ListObjectsV2Request.builder().bucket(root.bucket())
+                    .prefix(strip + dir);
+            if (token != null) {
+                request.continuationToken(token);
             }
-            String strip = root.prefix().isEmpty() ? "" : root.prefix() + "/";
-            List<String> keys = new ArrayList<>();
-            String token = null;
-            do {
-                ListObjectsV2Request.Builder request = ListObjectsV2Request.builder().bucket(root.bucket())
-                        .prefix(strip + dir);
-                if (token != null) {
-                    request.continuationToken(token);
-                }
-                ListObjectsV2Response page = call("list", prefix, () -> client.listObjectsV2(request.build()));
-                for (S3Object object : page.contents()) {
-                    keys.add(object.key().substring(strip.length()));
-                }
-                token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
-            } while (token != null);
-            keys.sort(null);
-            return List.copyOf(keys);
-        });
+            ListObjectsV2Response page = call("list", prefix, () -> client.listObjectsV2(request.build()));
+            for (S3Object object : page.contents()) {
+                objects.add(new StoredObject(object.key().substring(strip.length()),
+                        object.size() == null ? 0 : object.size(),
+                        object.lastModified() == null ? java.time.Instant.MAX : object.lastModified()));
+            }
+            token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
+        } while (token != null);
+        objects.sort(java.util.Comparator.comparing(StoredObject::key));
+        return List.copyOf(objects);
     }
 
     @Override

@@ -59,6 +59,22 @@ class S3ObjectStoreTest {
     }
 
     @Test
+    void listObjectsGivesSizeAndLastModifiedUnderThePrefixOnly() {
+        S3ObjectStore files = store("graphs/sized");
+        store("graphs/sized-other").put("t/x", bytes("other")).block();
+        java.time.Instant before = java.time.Instant.now().minusSeconds(60);
+        files.put("t/data/a.lance", bytes("abc")).block();
+        files.put("t/_versions/1.manifest", bytes("m")).block();
+        var listed = files.listObjects("t/").block();
+        assertThat(listed).extracting(ObjectStore.StoredObject::key, ObjectStore.StoredObject::bytes).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("t/_versions/1.manifest", 1L),
+                org.assertj.core.groups.Tuple.tuple("t/data/a.lance", 3L));
+        assertThat(listed).allSatisfy(object -> assertThat(object.modified())
+                .isAfter(before).isBefore(java.time.Instant.now().plusSeconds(60)));
+        assertThat(files.listObjects("nothing/").block()).isEmpty();
+    }
+
+    @Test
     void putIfAbsentHasExactlyOneWinner() {
         S3ObjectStore files = store("claims");
         List<Boolean> results = reactor.core.publisher.Flux.range(0, 8)
