@@ -19,15 +19,13 @@ import reactor.core.publisher.Mono;
  * unfiltered variable ({@code match { $d: Doc } … order { nearest($d.vec, $q) } limit k}) qualifies: Lance applies
  * filters after its top-k, so any filter would shrink the answer, and those reads stay exact. The index search
  * names the k candidates; their distances are then computed exactly (the same {@code Ranker} as the exact path), so
- * every reported distance is exact and only the candidate set is approximate (IVF probes {@link #NPROBES}
- * partitions; tables of up to {@code NPROBES × 1024} rows have no more partitions than that, so they are searched
- * whole). Without the index at the pinned version, or when the search finds fewer than k rows (rows without a
+ * every reported distance is exact and only the candidate set is approximate (IVF probes
+ * {@link IndexPlan#probes} partitions of about √rows: all of them on small tables). Without the index at the pinned version, or when the search finds fewer than k rows (rows without a
  * vector; or none, when Lance 0.39 fails on candidates deleted since the build), the exact path answers.
  */
 final class AnnSearch {
     /** Largest limit served through the index; larger top-ks are exact scans anyway. */
     static final long MAX_K = 1000;
-    static final int NPROBES = 20;
 
     private final ReadPlan.NodeVar variable;
     private final Rank.Nearest nearest;
@@ -73,7 +71,8 @@ final class AnnSearch {
             if (!names.contains(IndexPlan.vectorIndexName(column)) || k < 1) {
                 return Mono.just(Optional.<List<Object[]>>empty());
             }
-            NearestRequest request = new NearestRequest(column, VectorDistance.toArray(vector), k, NPROBES,
+            NearestRequest request = new NearestRequest(column, VectorDistance.toArray(vector), k,
+                    IndexPlan.probes(pinned.rowCount()),
                     layout.columns(variable.name(), variable.table()));
             return tables.nearest(pinned, request).map(rows -> {
                 if (rows.size() < k) {
