@@ -74,7 +74,11 @@ class AnnSearchTest {
             }
             graph.load("main", LoadMode.APPEND, ndjson(lines.toArray(String[]::new)), LoadOptions.DEFAULT).block();
         }
-        assertThat(graph.ensureIndexes("main", Optional.empty()).block().built().get("node:Item")).contains("og_vector_vec");
+        // The first load trained the vector index on its 1,500 rows; optimize folds the later loads in (retrained whole:
+        // most rows are new), so the index covers every row as before.
+        assertThat(graph.ensureIndexes("main", Optional.empty()).block().noop()).isTrue();
+        assertThat(graph.optimize(Optional.empty()).block().indexed()).anySatisfy(table ->
+                assertThat(table.indexes()).contains("og_vector_vec"));
     }
 
     @AfterAll
@@ -102,8 +106,9 @@ class AnnSearchTest {
     }
 
     @Test
-    void unfilteredGoesThroughTheIndexAndEqualsBruteForce() {
+    void unfilteredGoesThroughTheIndexWithExactDistancesAndHighRecall() {
         Random random = new Random(7);
+        int found = 0;
         for (int round = 0; round < 4; round++) {
             List<Double> q = new ArrayList<>();
             for (int j = 0; j < 8; j++) q.add((double) (random.nextFloat() * 2 - 1));
@@ -112,11 +117,19 @@ class AnnSearchTest {
             List<List<Object>> rows = run("near", Map.of("q", q));
             assertThat(counter.get(Call.INDEX)).as("the vector index was looked up").isEqualTo(searches + 1);
             assertThat(counter.get(Call.SCAN_ROWS)).as("no table scan").isEqualTo(scannedRows);
-            assertThat(rows).extracting(r -> r.get(0)).containsExactlyElementsOf(bruteForce(q, null));
+            // IVF over ~√3000 partitions probes a fifth of them (IndexPlan.probes): the candidates are approximate on
+            // uniform random vectors (the hardest case), the distances reported exact and in order.
+            List<String> exact = bruteForce(q, null);
+            assertThat(rows).hasSize(10);
+            found += (int) rows.stream().filter(r -> exact.contains((String) r.get(0))).count();
+            double previous = 0;
             for (List<Object> r : rows) {
-                assertThat((Double) r.get(1)).isCloseTo(distance(vectors.get((String) r.get(0)), q), within(1e-12));
+                assertThat((Double) r.get(1)).isCloseTo(distance(vectors.get((String) r.get(0)), q), within(1e-12))
+                        .isGreaterThanOrEqualTo(previous);
+                previous = (Double) r.get(1);
             }
         }
+        assertThat(found / 40.0).as("recall@10 over 4 queries").isGreaterThanOrEqualTo(0.9);
     }
 
     @Test

@@ -52,10 +52,9 @@ class CleanupCrashTest extends ConstrainedGraphTest {
                 FailpointCatalog.CLEANUP_AFTER_FILES + "3", FailpointCatalog.CLEANUP_AFTER_FILES + manifestOrdinal)) {
             Path root = copy(template, "crash-" + point.replace(':', '-'));
             Path tmp = dir.resolve("tmp-" + point.replace(':', '-'));
-            Process child = ChildJvm.start(CleanupCrashMain.class, tmp, List.of(root.toString()),
-                    List.of(Failpoints.ENV + "=" + point + "=exit"));
-            String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
+            ChildJvm.Finished child = ChildJvm.run(CleanupCrashMain.class, tmp, List.of(root.toString()),
+                    List.of(Failpoints.ENV + "=" + point + "=exit"), java.time.Duration.ofSeconds(120));
+            String output = child.output();
             assertThat(child.exitValue()).as("killed at %s: %s", point, output).isEqualTo(Failpoints.EXIT_CODE);
 
             try (Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block()) {

@@ -269,7 +269,10 @@ class MutationTest extends ConstrainedGraphTest {
 
     @Test
     void aCancelWhileStagingThatLandsAfterTheArmRunsTheWriteToItsEnd() {
-        // The arm runs beside staging: armed (after_arm passed) while staging is still parked at after_prepare.
+        // The arm runs beside staging: armed (after_arm passed) while staging is still parked at after_prepare. A
+        // first note makes the table indexed, so this write is one transaction (a write that builds a missing index
+        // declares a chain, and a chain arms after staging).
+        run("addNote", "text", "first").block();
         int notes = rows(graph, "node:Note").size();
         Failpoints.Parked staged = graph.failpoints().park("mutation.after_prepare");
         Failpoints.Parked armed = graph.failpoints().park("mutation.after_arm");

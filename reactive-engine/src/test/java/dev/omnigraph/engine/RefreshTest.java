@@ -45,9 +45,8 @@ class RefreshTest extends ConstrainedGraphTest {
         try (Omnigraph reader = Omnigraph.open(services, root, OpenMode.READ_ONLY).block()) {
             assertThat(reader.branches().block()).extracting(BranchIdentity::name).containsExactly("main");
 
-            Process child = ChildJvm.start(RefreshWriterMain.class, dir.resolve("tmp"), List.of(root.toString()), List.of());
-            String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
+            ChildJvm.Finished child = ChildJvm.run(RefreshWriterMain.class, dir.resolve("tmp"), List.of(root.toString()), List.of(), java.time.Duration.ofSeconds(120));
+            String output = child.output();
             assertThat(output).as(output).contains("DONE");
 
             assertThat(nicks(reader, ReadTarget.main())).containsExactly(List.of("Ada", "A"));

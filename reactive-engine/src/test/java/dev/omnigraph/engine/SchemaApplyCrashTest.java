@@ -91,10 +91,9 @@ class SchemaApplyCrashTest {
     void reopenGivesOldOrNewNeverAMix(String point) throws Exception {
         Path root = dir.resolve("crash-" + point.replace('.', '_'));
         copy(seeded, root);
-        Process child = ChildJvm.start(SchemaApplyCrashMain.class, dir.resolve("tmp-" + point.replace('.', '_')),
-                List.of(root.toString()), List.of(Failpoints.ENV + "=" + point + "=exit"));
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(180, TimeUnit.SECONDS)).isTrue();
+        ChildJvm.Finished child = ChildJvm.run(SchemaApplyCrashMain.class, dir.resolve("tmp-" + point.replace('.', '_')),
+                List.of(root.toString()), List.of(Failpoints.ENV + "=" + point + "=exit"), java.time.Duration.ofSeconds(180));
+        String output = child.output();
         assertThat(child.exitValue()).as("child died at %s: %s", point, output).isEqualTo(Failpoints.EXIT_CODE);
 
         if (point.endsWith("after_publish") || point.endsWith("before_contract_swap")) {

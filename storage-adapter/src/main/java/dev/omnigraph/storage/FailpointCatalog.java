@@ -117,7 +117,7 @@ public final class FailpointCatalog {
 
     /** {@code optimize}: planned, armed, after each table's compaction, published, before the sidecar delete. */
     public static final List<String> OPTIMIZE_POINTS = List.of("optimize.after_plan", "optimize.after_arm",
-            "optimize.after_compact:<n>", "optimize.after_publish", "optimize.before_sidecar_delete");
+            "optimize.after_compact:<n>", "optimize.after_index:<n>", "optimize.after_publish", "optimize.before_sidecar_delete");
 
     private FailpointCatalog() {
     }
@@ -128,9 +128,8 @@ public final class FailpointCatalog {
         for (String writer : List.of("mutation", "load", "branch_merge")) {
             List<String> points = new java.util.ArrayList<>(PIPELINE_STEPS.stream().map(step -> writer + "." + step).toList());
             points.add(writer + "." + AFTER_FORK);
-            if (writer.equals("branch_merge")) {
-                points.add(writer + "." + AFTER_CHUNK + "<n>.<i>");
-            }
+            // Between the transactions of a chain: a merge's chunks, or the index build after a write's rows.
+            points.add(writer + "." + AFTER_CHUNK + "<n>.<i>");
             points.add(writer + "." + BEFORE_MANIFEST_COMMIT);
             points.add(writer + "." + AFTER_ATTEMPT);
             out.put(writer, List.copyOf(points));

@@ -65,7 +65,8 @@ final class LanceBlobs {
             throw new BadRequest("column '" + column + "' is not a blob column");
         }
         ScanOptions options = new ScanOptions.Builder().filter(SqlLiterals.inList(keyColumn, List.of(key)))
-                .columns(List.of(keyColumn, column)).withRowId(encoded).withRowAddress(encoded).build();
+                .columns(List.of(keyColumn, column)).withRowId(encoded).withRowAddress(encoded)
+                .useScalarIndex(InheritedIndexes.usable(ref, allocator)).build();
         try (LanceScanner scanner = dataset.newScan(options); ArrowReader reader = scanner.scanBatches()) {
             while (reader.loadNextBatch()) {
                 VectorSchemaRoot batch = reader.getVectorSchemaRoot();

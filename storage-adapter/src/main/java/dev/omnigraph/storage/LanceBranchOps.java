@@ -26,6 +26,7 @@ final class LanceBranchOps {
             }
             LanceBranchNames.requireDisjoint(name, live);
             BranchTrees.reclaimOrphanTree(from.path(), name);
+            InheritedIndexes.forget(from.path(), name);
             try (Dataset fork = fork(dataset, from, fromVersion, name)) {
                 // The returned dataset has no allocator; it is only closed.
             }
@@ -64,6 +65,7 @@ final class LanceBranchOps {
                 throw new NotFound("branch", name, "branch " + name + " does not exist on this dataset");
             }
             dataset.branches().delete(name);
+            InheritedIndexes.forget(path, name);
             return Boolean.TRUE;
         }).then();
     }

@@ -57,6 +57,8 @@ final class LanceIndexOps {
 
     Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request) {
         return datasets.with("nearest", snapshot.ref(), OptionalLong.of(snapshot.version()),
-                (dataset, allocator) -> LanceIndexes.nearest(snapshot.ref(), dataset, request));
+                (dataset, allocator) -> InheritedIndexes.usable(snapshot.ref(), allocator)
+                        ? LanceIndexes.nearest(snapshot.ref(), dataset, request)
+                        : List.<Map<String, Object>>of()); // an unreadable inherited index: callers search exactly
     }
 }

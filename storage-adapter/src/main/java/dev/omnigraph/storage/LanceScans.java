@@ -45,7 +45,10 @@ final class LanceScans {
 
     Mono<Long> count(TableSnapshot snapshot, Optional<String> filter) {
         return datasets.with("count", snapshot.ref(), OptionalLong.of(snapshot.version()),
-                (dataset, allocator) -> filter.map(FilterBounds::check).map(dataset::countRows).orElseGet(dataset::countRows));
+                (dataset, allocator) -> filter.map(FilterBounds::check)
+                        .map(predicate -> InheritedIndexes.usable(snapshot.ref(), allocator) ? dataset.countRows(predicate)
+                                : countWithoutIndexes(dataset, allocator, predicate))
+                        .orElseGet(dataset::countRows));
     }
 
     /** Waits (briefly) for scans whose subscriber cancelled from another thread to finish closing. */
@@ -97,6 +100,22 @@ final class LanceScans {
         }
     }
 
+    /** A filtered count that reads no scalar index (see {@link InheritedIndexes}). */
+    private static long countWithoutIndexes(Dataset dataset, BufferAllocator allocator, String predicate) {
+        String column = dataset.getSchema().getFields().get(0).getName();
+        long rows = 0;
+        try (LanceScanner scanner = LanceScanner.create(dataset, new ScanOptions.Builder().filter(predicate)
+                .columns(List.of(column)).useScalarIndex(false).build(), allocator);
+             org.apache.arrow.vector.ipc.ArrowReader reader = scanner.scanBatches()) {
+            while (reader.loadNextBatch()) {
+                rows += reader.getVectorSchemaRoot().getRowCount();
+            }
+        } catch (Exception e) {
+            throw LanceFailures.translate("count", TableRef.main(dataset.uri()), e);
+        }
+        return rows;
+    }
+
     /** The Lance resources of one streaming scan, closed together on completion, error or cancel. */
     private record OpenScan(TableRef ref, BufferAllocator allocator, Dataset dataset, LanceScanner scanner,
                             ArrowReader reader, List<String> columns, List<String> blobColumns, boolean rowAddress) {
@@ -118,7 +137,8 @@ final class LanceScans {
             LanceScanner scanner = null;
             try {
                 dataset = LanceDatasets.open(allocator, snapshot.ref(), OptionalLong.of(snapshot.version()));
-                ScanOptions.Builder options = new ScanOptions.Builder().batchSize(request.batchSize());
+                ScanOptions.Builder options = new ScanOptions.Builder().batchSize(request.batchSize())
+                        .useScalarIndex(InheritedIndexes.usable(snapshot.ref(), allocator));
                 request.filter().map(FilterBounds::check).ifPresent(options::filter);
                 // Lance reads column names as modified UTF-8: only checked identifiers cross.
                 request.columns().forEach(SqlLiterals::requireIdentifier);

@@ -124,7 +124,7 @@ final class LanceStaging {
                 RowDeletions found = RowDeletions.at(dataset, snapshot, keys.stream().filter(known::containsKey)
                         .map(known::get).toList());
                 if (found == null) {
-                    found = deletionsByKey(dataset, keys, keyColumn);
+                    found = deletionsByKey(dataset, keys, keyColumn, InheritedIndexes.usable(ref, allocator));
                 }
                 return new PendingUpdate(allocator, dataset, found.stage(dataset));
             } catch (Exception e) {
@@ -178,11 +178,11 @@ final class LanceStaging {
         }
     }
 
-    private static RowDeletions deletionsByKey(Dataset dataset, List<String> keys, String keyColumn) {
+    private static RowDeletions deletionsByKey(Dataset dataset, List<String> keys, String keyColumn, boolean useIndexes) {
         RowDeletions deletions = new RowDeletions();
         for (int from = 0; from < keys.size(); from += KEY_CHUNK) {
             List<String> chunk = keys.subList(from, Math.min(keys.size(), from + KEY_CHUNK));
-            deletions.collect(dataset, SqlLiterals.inList(keyColumn, chunk));
+            deletions.collect(dataset, SqlLiterals.inList(keyColumn, chunk), useIndexes);
         }
         return deletions;
     }
@@ -226,7 +226,7 @@ final class LanceStaging {
                     : RowDeletions.at(dataset, snapshot, keys.stream().filter(knownAddresses::containsKey)
                             .map(knownAddresses::get).toList());
             if (deletions == null) {
-                deletions = deletionsByKey(dataset, keys, keyColumn);
+                deletions = deletionsByKey(dataset, keys, keyColumn, InheritedIndexes.usable(snapshot.ref(), allocator));
             }
             if (deletions.isEmpty() && rows.isEmpty()) {
                 return Optional.empty();
@@ -246,7 +246,7 @@ final class LanceStaging {
         return stage("stageDelete", snapshot, properties, (dataset, allocator) -> {
             FilterBounds.check(predicate);
             RowDeletions deletions = new RowDeletions();
-            deletions.collect(dataset, predicate);
+            deletions.collect(dataset, predicate, InheritedIndexes.usable(snapshot.ref(), allocator));
             if (deletions.isEmpty()) {
                 return Optional.empty();
             }

@@ -20,9 +20,10 @@ final class RowDeletions {
     private final TreeMap<Integer, TreeSet<Integer>> offsetsByFragment = new TreeMap<>();
 
     /** Adds every row of {@code dataset} that matches {@code predicate}. */
-    void collect(Dataset dataset, String predicate) {
+    void collect(Dataset dataset, String predicate, boolean useIndexes) {
         String firstColumn = dataset.getSchema().getFields().get(0).getName();
         ScanOptions options = new ScanOptions.Builder().filter(predicate).columns(List.of(firstColumn))
+                .useScalarIndex(useIndexes)
                 .withRowAddress(true).build();
         try (LanceScanner scanner = dataset.newScan(options); ArrowReader reader = scanner.scanBatches()) {
             while (reader.loadNextBatch()) {

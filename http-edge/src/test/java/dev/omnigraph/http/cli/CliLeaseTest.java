@@ -91,9 +91,8 @@ class CliLeaseTest {
     }
 
     private static void cli(Path dir, List<String> env, String... args) throws Exception {
-        Process child = ChildJvm.start(OmnigraphCli.class, dir.resolve("tmp"), List.of(args), env);
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).as("CLI finished").isTrue();
+        ChildJvm.Finished child = ChildJvm.run(OmnigraphCli.class, dir.resolve("tmp"), List.of(args), env, java.time.Duration.ofSeconds(120));
+        String output = child.output();
         assertThat(child.exitValue()).as(String.join(" ", args) + ":\n" + output).isZero();
     }
 

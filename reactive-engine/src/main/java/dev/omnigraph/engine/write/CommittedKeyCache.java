@@ -47,8 +47,8 @@ public final class CommittedKeyCache {
                     : Optional.of(new Version(pin.location(), pin.stableTableId(), pin.incarnationId(), pin.version()));
         }
 
-        Version next() {
-            return new Version(location, stableTableId, incarnationId, version + 1);
+        Version next(int steps) {
+            return new Version(location, stableTableId, incarnationId, version + steps);
         }
     }
 
@@ -70,9 +70,9 @@ public final class CommittedKeyCache {
             return ids.stream().filter(id -> seen.add(id) && !at.contains(id)).count();
         }
 
-        /** The next version: these ids added (an id held already keeps its older tag). */
-        Known next(Collection<String> ids, long fresh) {
-            Version next = version.next();
+        /** The version {@code steps} on: these ids added (an id held already keeps its older tag). */
+        Known next(Collection<String> ids, long fresh, int steps) {
+            Version next = version.next(steps);
             Long tag = next.version();
             ids.forEach(id -> added.putIfAbsent(id, tag));
             return new Known(next, base, added, size + fresh);
@@ -141,7 +141,8 @@ public final class CommittedKeyCache {
      * as {@code committed} says: carries every table whose one change added rows by id, exactly one version on,
      * with the row count the new version must then have. Called only for a publish that succeeded.
      */
-    public void carry(String branch, ChangeSet changes, Map<String, CommittedVersion> committed) {
+    public void carry(String branch, ChangeSet changes, Map<String, CommittedVersion> committed,
+                      java.util.Set<String> indexBuilt) {
         if (!GraphBranches.MAIN.equals(branch)) {
             return; // a branch's first write of a table lands on its fork, at a version number main may take too
         }
@@ -153,13 +154,17 @@ public final class CommittedKeyCache {
             boolean addsById = (change.kind() == TableChange.Kind.INSERT || change.kind() == TableChange.Kind.UPSERT)
                     && change.deleteIds().isEmpty();
             if (tableChanges.size() == 1 && addsById && landed != null) {
-                carried(change.pin(), landed, change.rows().stream().map(row -> (String) row.get(KEY_COLUMN)).toList());
+                carried(change.pin(), landed, change.rows().stream().map(row -> (String) row.get(KEY_COLUMN)).toList(),
+                        indexBuilt.contains(tableKey) ? 2 : 1);
             }
         });
     }
 
-    /** {@code pin}'s set plus {@code ids}, as the version {@code landed} made: only if it is one on and counts match. */
-    synchronized void carried(TableEntry pin, CommittedVersion landed, Collection<String> ids) {
+    /**
+     * {@code pin}'s set plus {@code ids}, as the version {@code landed} made: only if it is {@code steps} on (the data
+     * commit, and an index build after it that changes no row) and counts match.
+     */
+    synchronized void carried(TableEntry pin, CommittedVersion landed, Collection<String> ids, int steps) {
         Optional<Version> from = Version.of(pin);
         Known known = from.isEmpty() ? null : byTable.get(pin.tableKey());
         if (known == null || !known.version().equals(from.get())) {
@@ -170,11 +175,11 @@ public final class CommittedKeyCache {
             return;
         }
         long fresh = known.fresh(ids);
-        if (landed.version() != pin.version() + 1 || landed.rowCount() != known.size() + fresh) {
+        if (landed.version() != pin.version() + steps || landed.rowCount() != known.size() + fresh) {
             byTable.remove(pin.tableKey()); // not provably this set plus these ids: learn again when needed
             return;
         }
-        put(pin.tableKey(), known.next(ids, fresh));
+        put(pin.tableKey(), known.next(ids, fresh, steps));
     }
 
     /** The ids of {@code tableKey} at exactly {@code pin}'s version on main, when known. */

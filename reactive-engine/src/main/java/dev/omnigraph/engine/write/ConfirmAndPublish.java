@@ -140,7 +140,8 @@ final class ConfirmAndPublish {
         }
         return Optional.of(publishRequest(request, token, lineage, staged, effect -> {
             TableEntry pin = effect.change().pin();
-            return pin.pinnedAt(pin.version() + 1, pin.lanceBranch(),
+            // One version per transaction: the data's, and an index build's after it (which adds no row).
+            return pin.pinnedAt(pin.version() + effect.transactions(), pin.lanceBranch(),
                     pin.rowCount() + effect.handle().rowDelta().getAsLong());
         }, List.of()));
     }

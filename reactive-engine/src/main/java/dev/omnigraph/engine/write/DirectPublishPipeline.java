@@ -6,7 +6,6 @@ import dev.omnigraph.engine.write.PipelineSignals.Regroup;
 import dev.omnigraph.engine.write.PipelineSignals.Reprepare;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.storage.CommittedVersion;
-import dev.omnigraph.engine.schema.IndexPlan;
 import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.IndexSpec;
 import dev.omnigraph.storage.StagedHandle;
@@ -271,7 +270,7 @@ public final class DirectPublishPipeline {
         String points = request.failpointPrefix();
         String operationId = Ulid.next(); // also the intent id every transaction staged here carries
         Map<String, String> properties = TransactionIdentity.withIntent(PROPERTIES, operationId);
-        return planned(token, changes).flatMap(planned -> stageAndApply(request, cancelled, token, changes, points,
+        return new EffectPlan(ctx).planned(token, changes).flatMap(planned -> stageAndApply(request, cancelled, token, changes, points,
                 operationId, properties, planned));
     }
 
@@ -370,49 +369,6 @@ public final class DirectPublishPipeline {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("OMNIGRAPH_LOAD_CONCURRENCY must be a positive integer, got '" + value + "'");
         }
-    }
-
-    /**
-     * Each change as its table will see it: on its pin, or deferred to a fork made once armed; chained if large, or
-     * followed by a CreateIndex transaction when it adds rows to a table lacking an index its schema requires.
-     */
-    private Mono<List<StagedEffect>> planned(WriteToken token, ChangeSet changes) {
-        return Flux.fromIterable(changes.changes())
-                .concatMap(change -> missingIndexes(change).map(indexes -> {
-                    Optional<ChunkChain> chain = ChunkChain.of(change, ctx.limits(), indexes);
-                    return FirstTouchFork.inherited(token, change.pin()) ? FirstTouchFork.deferred(token, change, chain)
-                            : new StagedEffect(change, null, chain);
-                }))
-                .collectList();
-    }
-
-    /** Changes that add rows keep the schema's indexes existing (an overwrite's image is left to index ensure). */
-    private static final java.util.Set<TableChange.Kind> ADDS_ROWS =
-            java.util.EnumSet.of(TableChange.Kind.INSERT, TableChange.Kind.APPEND, TableChange.Kind.UPSERT);
-
-    /** The indexes {@code change}'s table lacks at its pin that the rows after it require (none for other kinds). */
-    private Mono<List<IndexSpec>> missingIndexes(TableChange change) {
-        Optional<dev.omnigraph.engine.schema.CatalogTable> table = ctx.catalog().table(change.tableKey());
-        if (!ADDS_ROWS.contains(change.kind()) || change.rows().isEmpty() || table.isEmpty()) {
-            return Mono.just(List.of());
-        }
-        long rowsAfter = change.pin().rowCount() + change.rows().size(); // an upsert's replaced rows make it an upper bound
-        return IndexedVersions.of(ctx).at(ctx.tables(), ctx.ref(change.pin()), change.pin().version())
-                .map(existing -> IndexPlan.missing(table.get(), rowsAfter, existing).stream()
-                        .filter(spec -> buildableFrom(spec, change.rows())).toList());
-    }
-
-    /**
-     * The declared index transaction must land, so it builds only what the written rows alone make buildable: text
-     * with a value to tokenize, vectors enough to train every partition (what older rows would add, ensure builds).
-     */
-    private static boolean buildableFrom(IndexSpec spec, List<Map<String, Object>> rows) {
-        long needed = switch (spec.kind()) {
-            case INVERTED -> 1;
-            case VECTOR -> spec.partitions();
-            default -> 0;
-        };
-        return needed == 0 || rows.stream().filter(row -> row.get(spec.column()) != null).limit(needed).count() >= needed;
     }
 
     /** Stages each planned effect on its pin (a deferred one is staged on its fork once armed). */
@@ -517,7 +473,7 @@ public final class DirectPublishPipeline {
                                 .concatMap(handle -> ctx.tables().discard(handle)).then(Mono.error(error)))
                         // Published: the handle's kept key sets move on with what landed (CommittedKeyCache.carry).
                         .flatMap(commit -> landed.doOnNext(done -> CommittedKeyCache.of(ctx).carry(request.branch(), changes,
-                                        done.committed()))
+                                        done.committed(), indexBuilds(done.effects())))
                                 .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.BEFORE_SIDECAR_DELETE)))
                                 .then(deleteSidecar(operationId))
                                 .thenReturn(Optional.of(commit)))
@@ -600,6 +556,12 @@ public final class DirectPublishPipeline {
                         pointers))
                 .flatMap(commit -> ctx.failpoints().hit(FailpointCatalog.point(request.failpointPrefix(), FailpointCatalog.AFTER_PUBLISH))
                         .thenReturn(Optional.of(commit)));
+    }
+
+    /** The tables whose effect ended with an index build (a version that changes no row), by table key. */
+    private static java.util.Set<String> indexBuilds(List<StagedEffect> effects) {
+        return effects.stream().filter(effect -> effect.chain().map(chain -> !chain.indexes().isEmpty()).orElse(false))
+                .map(effect -> effect.change().tableKey()).collect(java.util.stream.Collectors.toSet());
     }
 
     /** The write is durable once published; a sidecar left behind is consumed by the next heal. */

@@ -82,9 +82,8 @@ public final class CrashHarness {
     static ChildRun runChild(String root, String scenario, String failpoints, Path tmp, List<String> env) throws Exception {
         List<String> environment = new ArrayList<>(env);
         environment.add("OMNIGRAPH_FAILPOINTS=" + failpoints);
-        Process child = ChildJvm.start(CrashMain.class, tmp, List.of(root, scenario), environment);
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).as("child finished").isTrue();
+        ChildJvm.Finished child = ChildJvm.run(CrashMain.class, tmp, List.of(root, scenario), environment, java.time.Duration.ofSeconds(120));
+        String output = child.output();
         return new ChildRun(child.exitValue(), output);
     }
 
@@ -93,9 +92,8 @@ public final class CrashHarness {
      * failpoint, false when it finished (any other exit fails the test with the child's output).
      */
     public static boolean diedAt(Class<?> main, Path root, String action, String failpoints, Path tmp) throws Exception {
-        Process child = ChildJvm.start(main, tmp, List.of(root.toString(), action), List.of("OMNIGRAPH_FAILPOINTS=" + failpoints));
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).as("child finished").isTrue();
+        ChildJvm.Finished child = ChildJvm.run(main, tmp, List.of(root.toString(), action), List.of("OMNIGRAPH_FAILPOINTS=" + failpoints), java.time.Duration.ofSeconds(120));
+        String output = child.output();
         assertThat(child.exitValue()).as(output).isIn(0, dev.omnigraph.storage.Failpoints.EXIT_CODE);
         return child.exitValue() == dev.omnigraph.storage.Failpoints.EXIT_CODE;
     }

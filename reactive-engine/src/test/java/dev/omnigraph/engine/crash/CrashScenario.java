@@ -69,6 +69,18 @@ enum CrashScenario {
                     "{\"type\":\"Company\",\"data\":{\"name\":\"NewCo\"}}"), LoadOptions.DEFAULT);
         }
     },
+    /**
+     * Rows into a table that has none yet (so no index): the load commits them, then the CreateIndex transaction
+     * that builds the table's key index, as one declared chain ({@code after_chunk:1.1} between the two).
+     */
+    FIRST_ROWS("load", 1) {
+        @Override
+        Mono<?> run(Omnigraph graph) {
+            return graph.load("main", LoadMode.APPEND, lines(
+                    "{\"type\":\"Tag\",\"data\":{\"name\":\"red\"}}",
+                    "{\"type\":\"Tag\",\"data\":{\"name\":\"blue\"}}"), LoadOptions.DEFAULT);
+        }
+    },
     OVERWRITE("load", 2) {
         @Override
         Mono<?> run(Omnigraph graph) {
@@ -88,6 +100,9 @@ enum CrashScenario {
             }
             node Note {
                 text: String
+            }
+            node Tag {
+                name: String @key
             }
             edge Knows: Person -> Person
             edge WorksAt: Person -> Company

@@ -37,10 +37,9 @@ class IdempotentCrashTest {
         // The child must be the root's only writer process: give the writer lock back first.
         Omnigraph.init(services, root, CrashScenario.SCHEMA).block().close();
 
-        Process child = ChildJvm.start(IdempotentCrashMain.class, dir.resolve("tmp"), List.of(root.toString()),
-                List.of("OMNIGRAPH_FAILPOINTS=mutation.before_manifest_commit=error,mutation.after_confirm=exit"));
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        ChildJvm.Finished child = ChildJvm.run(IdempotentCrashMain.class, dir.resolve("tmp"), List.of(root.toString()),
+                List.of("OMNIGRAPH_FAILPOINTS=mutation.before_manifest_commit=error,mutation.after_confirm=exit"), java.time.Duration.ofSeconds(120));
+        String output = child.output();
         assertThat(child.exitValue()).as(output).isEqualTo(137);
 
         Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();

@@ -161,10 +161,9 @@ class IndexCrashTest {
     }
 
     private static void child(Path root, String mode, String point) throws Exception {
-        Process child = ChildJvm.start(IndexCrashMain.class, dir.resolve("tmp-" + root.getFileName() + "-" + mode),
-                List.of(root.toString(), mode), List.of(Failpoints.ENV + "=" + point + "=exit"));
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(180, TimeUnit.SECONDS)).isTrue();
+        ChildJvm.Finished child = ChildJvm.run(IndexCrashMain.class, dir.resolve("tmp-" + root.getFileName() + "-" + mode),
+                List.of(root.toString(), mode), List.of(Failpoints.ENV + "=" + point + "=exit"), java.time.Duration.ofSeconds(180));
+        String output = child.output();
         assertThat(child.exitValue()).as("child died at %s: %s", point, output).isEqualTo(Failpoints.EXIT_CODE);
     }
 

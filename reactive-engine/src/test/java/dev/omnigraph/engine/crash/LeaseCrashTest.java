@@ -65,11 +65,10 @@ class LeaseCrashTest {
             before = CrashHarness.state(seeded, services);
         }
 
-        Process child = ChildJvm.start(CrashMain.class, dir.resolve("tmp"), List.of(root.toString(), "INSERT"),
+        ChildJvm.Finished child = ChildJvm.run(CrashMain.class, dir.resolve("tmp"), List.of(root.toString(), "INSERT"),
                 List.of("OMNIGRAPH_FAILPOINTS=mutation.after_commit:1=exit", LeaseSettings.ENV_MODE + "=object",
-                        LeaseSettings.ENV_DURATION + "=PT1H"));
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
+                        LeaseSettings.ENV_DURATION + "=PT1H"), java.time.Duration.ofSeconds(120));
+        String output = child.output();
         assertThat(child.exitValue()).as(output).isEqualTo(Failpoints.EXIT_CODE);
 
         // Dead, but its lease has not expired: a writer is refused (naming it); a reader sees the old graph.

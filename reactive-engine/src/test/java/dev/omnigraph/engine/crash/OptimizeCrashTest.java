@@ -29,7 +29,7 @@ import reactor.core.publisher.Flux;
 
 /**
  * Kills a child JVM ({@code Runtime.halt}) at every failpoint of {@code optimize} on a graph whose Person and Note
- * tables are fragmented and unindexed, then reopens it read-write here: the rows are exactly the same, the commit
+ * tables are fragmented and partly indexed (each load that gave a table its first rows built its key index), then reopens it read-write here: the rows are exactly the same, the commit
  * list is the one before or the one after (plus nothing else), no sidecar is left, every table's HEAD is its pin,
  * the audit log holds one roll-forward row, and a second optimize finishes the job — every table compact and its
  * indexes covering every fragment (a kill between a compaction and its index builds included).
@@ -76,7 +76,7 @@ class OptimizeCrashTest {
 
     @ParameterizedTest(name = "optimize killed at {0}")
     @ValueSource(strings = {FailpointCatalog.SIDECAR_WRITE, "optimize.after_plan", "optimize.after_arm",
-            "optimize.after_compact:1", "optimize.after_index:1", "optimize.after_compact:2", "optimize.after_index:3",
+            "optimize.after_compact:1", "optimize.after_index:1", "optimize.after_index:2",
             "optimize.after_publish",
             "optimize.before_sidecar_delete", FailpointCatalog.SIDECAR_DELETE})
     void aKilledOptimizeLeavesTheSameRowsAndTheNextOpenPublishesWhatLanded(String point, @TempDir Path dir) throws Exception {
@@ -95,7 +95,9 @@ class OptimizeCrashTest {
         for (var table : reopened.snapshot(ReadTarget.main()).block().tables()) {
             TableRef ref = new TableRef(root.resolve(table.path()).toString(), table.lanceBranch());
             var snapshot = services.tables().open(ref, java.util.OptionalLong.of(table.version())).block();
-            assertThat(snapshot.fragmentCount()).as(table.tableKey()).isLessThanOrEqualTo(1);
+            // Compact: one fragment, or one per index segment (the load's first fragment carries the segment its index
+            // was built with, the rest the delta optimize added; Lance never compacts across segments).
+            assertThat(snapshot.fragmentCount()).as(table.tableKey()).isLessThanOrEqualTo(2);
             if (snapshot.rowCount() > 0) {
                 assertThat(services.tables().indexNames(ref, table.version()).block()).as(table.tableKey())
                         .contains("og_btree_id");
@@ -127,9 +129,8 @@ class OptimizeCrashTest {
         CrashHarness.copy(template, root);
         List<String> childArgs = new ArrayList<>(List.of(root.toString()));
         childArgs.addAll(args);
-        Process child = ChildJvm.start(OptimizeCrashMain.class, tmp, childArgs, List.of("OMNIGRAPH_FAILPOINTS=" + point + "=exit"));
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        ChildJvm.Finished child = ChildJvm.run(OptimizeCrashMain.class, tmp, childArgs, List.of("OMNIGRAPH_FAILPOINTS=" + point + "=exit"), java.time.Duration.ofSeconds(120));
+        String output = child.output();
         assertThat(child.exitValue()).as(output).isEqualTo(dev.omnigraph.storage.Failpoints.EXIT_CODE);
 
         Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();

@@ -1,0 +1,67 @@
+package dev.omnigraph.engine.write;
+
+import dev.omnigraph.engine.schema.IndexPlan;
+import dev.omnigraph.storage.IndexSpec;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The first step after the token: what each change commits as. One transaction on its pin; a chain when a merge's
+ * row delta is too large for one ({@link ChunkChain}); a chain ending in a CreateIndex transaction when the change
+ * adds rows to a table lacking an index its schema requires; deferred to a fork made once armed on a first-touch
+ * table. Decided before staging, so the sidecar can declare it.
+ */
+final class EffectPlan {
+    private final WriteContext ctx;
+
+    EffectPlan(WriteContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /**
+     * Each change as its table will see it: on its pin, or deferred to a fork made once armed; chained if large, or
+     * followed by a CreateIndex transaction when it adds rows to a table lacking an index its schema requires.
+     */
+    Mono<List<StagedEffect>> planned(WriteToken token, ChangeSet changes) {
+        return Flux.fromIterable(changes.changes())
+                .concatMap(change -> missingIndexes(change).map(indexes -> {
+                    Optional<ChunkChain> chain = ChunkChain.of(change, ctx.limits(), indexes);
+                    return FirstTouchFork.inherited(token, change.pin()) ? FirstTouchFork.deferred(token, change, chain)
+                            : new StagedEffect(change, null, chain);
+                }))
+                .collectList();
+    }
+
+    /** Changes that add rows keep the schema's indexes existing (an overwrite's image is left to index ensure). */
+    private static final java.util.Set<TableChange.Kind> ADDS_ROWS =
+            java.util.EnumSet.of(TableChange.Kind.INSERT, TableChange.Kind.APPEND, TableChange.Kind.UPSERT);
+
+    /** The indexes {@code change}'s table lacks at its pin that the rows after it require (none for other kinds). */
+    private Mono<List<IndexSpec>> missingIndexes(TableChange change) {
+        Optional<dev.omnigraph.engine.schema.CatalogTable> table = ctx.catalog().table(change.tableKey());
+        if (!ADDS_ROWS.contains(change.kind()) || change.rows().isEmpty() || table.isEmpty()) {
+            return Mono.just(List.of());
+        }
+        long rowsAfter = change.pin().rowCount() + change.rows().size(); // an upsert's replaced rows make it an upper bound
+        return IndexedVersions.of(ctx).at(ctx.tables(), ctx.ref(change.pin()), change.pin().version())
+                .map(existing -> IndexPlan.missing(table.get(), rowsAfter, existing).stream()
+                        .filter(spec -> buildableFrom(spec, change.rows())).toList());
+    }
+
+    /**
+     * The declared index transaction must land, so it builds only what the written rows alone make buildable: text
+     * with a value to tokenize, vectors enough to train every partition (what older rows would add, ensure builds).
+     */
+    private static boolean buildableFrom(IndexSpec spec, List<Map<String, Object>> rows) {
+        long needed = switch (spec.kind()) {
+            case INVERTED -> 1;
+            case VECTOR -> spec.partitions();
+            default -> 0;
+        };
+        return needed == 0 || rows.stream().filter(row -> row.get(spec.column()) != null).limit(needed).count() >= needed;
+    }
+
+}
