@@ -109,7 +109,7 @@ public final class ScenarioReport {
             return "–";
         }
         double total = perOp.entrySet().stream()
-                .filter(e -> !e.getKey().equals(StorageCallCounter.Call.SCAN_ROWS.label()))
+                .filter(e -> !e.getKey().endsWith(".rows")) // row counts, not calls
                 .mapToDouble(Map.Entry::getValue).sum();
         String parts = perOp.entrySet().stream()
                 .map(e -> e.getKey() + " " + fmt(e.getValue()))

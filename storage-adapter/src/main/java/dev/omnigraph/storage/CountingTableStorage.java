@@ -196,6 +196,13 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<Optional<List<Map<String, Object>>>> fullText(TableSnapshot snapshot, String indexName,
+                                                              FullTextRequest request) {
+        return counted(Call.FULL_TEXT, () -> delegate.fullText(snapshot, indexName, request)
+                .doOnNext(rows -> rows.ifPresent(found -> counter.add(Call.FULL_TEXT_ROWS, found.size()))));
+    }
+
+    @Override
     public Mono<Integer> compactionTasks(TableRef ref) {
         return counted(Call.COMPACT, () -> delegate.compactionTasks(ref));
     }

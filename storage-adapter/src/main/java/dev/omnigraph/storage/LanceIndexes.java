@@ -24,15 +24,6 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * index. Nothing here reads a transaction: {@code readTransaction()} aborts the JVM on an index version.
  */
 final class LanceIndexes {
-    /**
-     * Tokenizer settings of inverted indexes (Lance refuses one without them), spelled out so the index splits text
-     * as the engine's own Tokenizer does: simple base tokenizer, lower-cased, no stemming, no stop words, no ASCII
-     * folding, tokens under 40 bytes.
-     */
-    private static final String INVERTED_PARAMS = "{\"base_tokenizer\":\"simple\",\"language\":\"English\","
-            + "\"with_position\":false,\"lower_case\":true,\"stem\":false,\"remove_stop_words\":false,"
-            + "\"ascii_folding\":false,\"max_token_length\":40}";
-
     private LanceIndexes() {
     }
 
@@ -111,7 +102,7 @@ final class LanceIndexes {
         return switch (spec.kind()) {
             case BTREE -> builder.setScalarIndexParams(ScalarIndexParams.create("btree")).build();
             case BITMAP -> builder.setScalarIndexParams(ScalarIndexParams.create("bitmap")).build();
-            case INVERTED -> builder.setScalarIndexParams(ScalarIndexParams.create("inverted", INVERTED_PARAMS)).build();
+            case INVERTED -> builder.setScalarIndexParams(LanceFullText.PARAMS).build(); // the engine's tokenizer
             case VECTOR -> builder.setVectorIndexParams(VectorIndexParams.ivfFlat(spec.partitions(), DistanceType.L2)).build();
         };
     }

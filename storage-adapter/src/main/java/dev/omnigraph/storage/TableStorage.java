@@ -185,6 +185,15 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request);
 
     /**
+     * A full-text query through {@code snapshot}'s inverted index {@code indexName} on the request's column: the
+     * matching rows, best BM25 score first, each with Lance's {@code _score}; rows appended after the build are
+     * searched by Lance too, deleted ones never returned. Lance orders ties arbitrarily, so callers break them.
+     * Empty when that version has no such index, or one built with another tokenizer than the engine's (callers
+     * then evaluate exactly).
+     */
+    Mono<Optional<List<Map<String, Object>>>> fullText(TableSnapshot snapshot, String indexName, FullTextRequest request);
+
+    /**
      * How many rewrite tasks a compaction of {@code ref}'s latest version would run (0: already compact). A
      * compaction of {@code t} tasks started at version {@code E} lands exactly {@code t} reserve versions and then
      * the rewrite, at {@code E + t + 1}, unless another writer commits in between.
