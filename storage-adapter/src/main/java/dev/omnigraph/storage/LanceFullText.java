@@ -36,6 +36,8 @@ final class LanceFullText {
             "max_token_length", 40);
     /** Terms a fuzzy term may expand to; large, so a fuzzy candidate set is never cut short. */
     private static final int MAX_EXPANSIONS = 10_000;
+    /** Lance's BM25 score column. */
+    static final String SCORE = "_score";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final LanceDatasets datasets;
@@ -100,7 +102,11 @@ final class LanceFullText {
             options.limit(request.limit());
         }
         if (!request.columns().isEmpty()) {
-            options.columns(request.columns());
+            List<String> columns = new ArrayList<>(request.columns());
+            if (!columns.contains(SCORE)) {
+                columns.add(SCORE); // asked for by name: Lance's automatic projection of it is deprecated
+            }
+            options.columns(columns);
         }
         List<Map<String, Object>> out = new ArrayList<>();
         Set<Object> ids = new HashSet<>();
