@@ -84,6 +84,15 @@ class FullTextSearchTest extends LanceStorageTestBase {
     }
 
     @Test
+    void fuzzyEditsCountCharactersNotBytes() {
+        long v = load(Map.of("a", "Über café naïve", "b", "cafeteria"));
+        long indexed = storage.createIndex(ref, v, TITLE).block();
+        FullTextRequest cafe = new FullTextRequest("title", "cafe", FullTextRequest.Match.FUZZY_ALL, 1, 0, ID_TITLE);
+        assertThat(ids(indexed, cafe).orElseThrow()).containsExactly("a");
+        assertThat(ids(indexed, all("über")).orElseThrow()).containsExactly("a");
+    }
+
+    @Test
     void everyMatchComesBackOnceAcrossBatches() {
         Map<String, String> docs = new java.util.HashMap<>();
         for (int i = 0; i < 3000; i++) docs.put("d" + i, "common word number " + i + (i % 3 == 0 ? " rare" : ""));

@@ -145,8 +145,9 @@ public final class QueryExecutor {
         int batchSize = limit != null && limit < ScanRequest.DEFAULT_BATCH_SIZE
                 ? (int) Math.max(64, limit) : ScanRequest.DEFAULT_BATCH_SIZE;
         List<CompiledFilter> filters = scope.filters();
-        Flux<List<Object>> rows = Flux.defer(() -> reader.scan(v.table(), Matcher.pushdown(scope, v.name()),
-                        layout.columns(v.name(), v.table()), batchSize))
+        Flux<List<Object>> rows = Flux.defer(() -> reader.batches(v.table(), Matcher.pushdown(scope, v.name()),
+                        layout.columns(v.name(), v.table()), batchSize, scope.text(v.name()))
+                        .concatMapIterable(batch -> batch))
                 .publishOn(Schedulers.parallel())
                 .map((Map<String, Object> row) -> {
                     Object[] s = layout.empty();

@@ -89,8 +89,10 @@ final class TopKRead {
         int slot = layout.slot(variable.name());
         List<CompiledFilter> filters = scope.filters();
         PriorityQueue<Object[]> best = new PriorityQueue<>(k + 1, order.reversed());
-        return reader.scan(variable.table(), Matcher.pushdown(scope, variable.name()),
-                        layout.columns(variable.name(), variable.table()), ScanRequest.DEFAULT_BATCH_SIZE)
+        return reader.batches(variable.table(), Matcher.pushdown(scope, variable.name()),
+                        layout.columns(variable.name(), variable.table()), ScanRequest.DEFAULT_BATCH_SIZE,
+                        scope.text(variable.name()))
+                .concatMapIterable(batch -> batch)
                 .publishOn(Schedulers.parallel())
                 .doOnNext(row -> {
                     Object[] s = layout.empty();

@@ -115,7 +115,12 @@ class ReferenceSearchFixtureTest {
         assertThat(slugs("bm25_search", "Learning")).containsExactly("rl-intro", "ml-intro", "dl-basics");
         assertThat(counter.get(Call.FULL_TEXT)).as("answered by the index").isGreaterThan(askedBefore);
         assertThat(counter.get(Call.SCAN_ROWS)).as("no row scanned").isEqualTo(scannedBefore);
+        long rowsBefore = counter.get(Call.FULL_TEXT_ROWS);
+        scannedBefore = counter.get(Call.SCAN_ROWS);
         assertReferenceAnswers();
+        assertThat(counter.get(Call.SCAN_ROWS)).as("text clauses pre-selected by the index, no scan")
+                .isEqualTo(scannedBefore);
+        assertThat(counter.get(Call.FULL_TEXT_ROWS)).isGreaterThan(rowsBefore);
 
         graph.mutate("main", QUERIES, "insert_doc", Map.of("slug", "quasar-notes", "title", "Quasar Notes",
                 "body", "Quasar observations and telescope notes", "e", List.of(0.9, 0.1, 0.1, 0.1)), WriteOptions.DEFAULT).block();
