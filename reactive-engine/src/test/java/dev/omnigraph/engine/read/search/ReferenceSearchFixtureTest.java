@@ -56,6 +56,7 @@ class ReferenceSearchFixtureTest {
                 order { bm25($d.title, $q) }
                 limit 3
             }
+            query bm25_two($q: String) { match { $d: Doc } return { $d.slug } order { bm25($d.title, $q) } limit 2 }
             query insert_doc($slug: String, $title: String, $body: String, $e: Vector(4)) {
                 insert Doc { slug: $slug, title: $title, body: $body, embedding: $e }
             }
@@ -92,6 +93,8 @@ class ReferenceSearchFixtureTest {
     void assertReferenceAnswers() {
         assertThat(slugs("bm25_search", "Learning")).containsExactly("rl-intro", "ml-intro", "dl-basics");
         assertThat(slugs("bm25_search", "learning")).containsExactly("rl-intro", "ml-intro", "dl-basics");
+        // Three titles tie: the two kept are the same however the index orders them.
+        assertThat(slugs("bm25_two", "learning")).containsExactly("rl-intro", "ml-intro");
         assertThat(slugs("text_search", "Learning")).containsExactlyInAnyOrder("ml-intro", "dl-basics", "rl-intro");
         assertThat(slugs("text_search", "xyznonexistent")).isEmpty();
         assertThat(slugs("phrase_search", "neural networks")).containsExactly("dl-basics");
@@ -114,6 +117,9 @@ class ReferenceSearchFixtureTest {
         long askedBefore = counter.get(Call.FULL_TEXT);
         assertThat(slugs("bm25_search", "Learning")).containsExactly("rl-intro", "ml-intro", "dl-basics");
         assertThat(counter.get(Call.FULL_TEXT)).as("answered by the index").isGreaterThan(askedBefore);
+        askedBefore = counter.get(Call.FULL_TEXT);
+        assertThat(slugs("bm25_two", "learning")).containsExactly("rl-intro", "ml-intro");
+        assertThat(counter.get(Call.FULL_TEXT) - askedBefore).as("asked for 3, then wider past the tie").isEqualTo(2);
         assertThat(counter.get(Call.SCAN_ROWS)).as("no row scanned").isEqualTo(scannedBefore);
         long rowsBefore = counter.get(Call.FULL_TEXT_ROWS);
         scannedBefore = counter.get(Call.SCAN_ROWS);
