@@ -30,16 +30,18 @@ import reactor.core.scheduler.Schedulers;
  * ({@link ResultShaper#solutionOrder}), so memory holds k solutions whatever the table's size.
  *
  * <p>Through the inverted index Lance returns the best-scored matches with its own BM25 scores (float precision,
- * statistics of the index); Lance orders ties arbitrarily, so it is asked for one row more than k, and for more while
- * the row after the k-th ties with it: the tie is then broken by the same rule as the exact path. Fewer matches than k
- * (the exact answer then includes rows that score 0), no index, or an index built with other tokenizer settings: the
- * heap path answers.
+ * statistics of the index); Lance orders ties arbitrarily, so it is asked for one row more than k, and for at least
+ * {@link #WIDE_STEP} rows (then four times more) while the row after the k-th ties with it: the tie is then broken
+ * by the same rule as the exact path. Fewer matches than k (the exact answer then includes rows that score 0), no
+ * index, or an index built with other tokenizer settings: the heap path answers.
  */
 final class TopKRead {
     /** The largest limit kept in a heap; a larger one holds every solution (the general path). */
     static final long MAX_K = 10_000;
     /** Rows asked of the inverted index while widening past a tie; beyond it the heap path answers. */
     static final int MAX_INDEX_ROWS = 100_000;
+    /** The first widening asks for at least this many rows. */
+    static final int WIDE_STEP = 1_024;
 
     private final ReadPlan plan;
     private final ReadPlan.NodeVar variable;
@@ -144,7 +146,8 @@ final class TopKRead {
             List<Map<String, Object>> rows = found.get();
             if (rows.size() < k) return Mono.just(Optional.empty()); // rows scoring 0 belong to the answer
             if (rows.size() < request.limit() || !score(rows, k - 1).equals(score(rows, k))) return Mono.just(found);
-            int wider = (int) Math.min((long) request.limit() * 4, MAX_INDEX_ROWS + 1L);
+            // Scores tie often (same length, same term counts): one wide step usually takes the whole tie.
+            int wider = (int) Math.min(Math.max((long) request.limit() * 4, WIDE_STEP), MAX_INDEX_ROWS + 1L);
             if (request.limit() > MAX_INDEX_ROWS) return Mono.just(Optional.empty());
             return ask(tables, pinned, index, new FullTextRequest(request.column(), request.terms(), request.match(),
                     0, wider, request.columns()));
