@@ -9,6 +9,7 @@ import dev.omnigraph.engine.read.search.Ranker;
 import dev.omnigraph.engine.read.search.Tokenizer;
 import dev.omnigraph.storage.FullTextRequest;
 import dev.omnigraph.storage.ScanRequest;
+import dev.omnigraph.storage.SqlLiterals;
 import dev.omnigraph.storage.TableSnapshot;
 import dev.omnigraph.storage.TableStorage;
 import java.util.ArrayList;
@@ -80,7 +81,7 @@ final class TopKRead {
                                    Matcher.Scope scope, Ranker ranker, Ranker.Corpus corpus, ResultShaper shaper,
                                    QueryBudget budget, Mono<Optional<List<Object[]>>> viaIndex) {
         Mono<Optional<List<Object[]>>> indexed = indexedBm25 == null ? viaIndex
-                : fullText(tables, reader, layout, predicates.operand(indexedBm25.query(), null).value(), budget);
+                : fullText(tables, reader, layout, shaper, predicates.operand(indexedBm25.query(), null).value(), budget);
         return indexed.flatMap(found -> found.map(Mono::just).orElseGet(() -> ranker.scorer(corpus)
                 .flatMap(score -> heap(reader, layout, scope, score, shaper.solutionOrder(), budget))));
     }
@@ -113,7 +114,7 @@ final class TopKRead {
     }
 
     private Mono<Optional<List<Object[]>>> fullText(TableStorage tables, TableReader reader, Layout layout,
-                                                    Object query, QueryBudget budget) {
+                                                    ResultShaper shaper, Object query, QueryBudget budget) {
         List<String> terms = query instanceof String q ? Tokenizer.tokens(q) : List.of();
         if (terms.isEmpty()) return Mono.just(Optional.empty()); // every row scores 0: the exact path orders them
         TableSnapshot pinned = reader.snapshot(variable.table());
@@ -121,21 +122,47 @@ final class TopKRead {
         List<String> columns = layout.columns(variable.name(), variable.table());
         String index = IndexPlan.invertedIndexName(column);
         return ask(tables, pinned, index, new FullTextRequest(column, String.join(" ", terms),
-                FullTextRequest.Match.ANY, 0, k + 1, columns)).map(found -> found.map(rows -> {
+                FullTextRequest.Match.ANY, 0, k + 1, columns)).flatMap(found -> {
+                    if (found.isEmpty()) return Mono.just(Optional.<List<Object[]>>empty());
+                    List<Map<String, Object>> rows = found.get();
                     budget.hold(rows.size());
+                    List<Object[]> scored = solutions(layout, rows);
+                    if (rows.isEmpty() || rows.get(0).keySet().containsAll(columns)) return Mono.just(Optional.of(scored));
+                    // Widened past a tie with ids only: keep the k best by the read's own order, then read them whole.
+                    scored.sort(shaper.solutionOrder());
+                    List<Object[]> best = scored.subList(0, k);
                     int slot = layout.slot(variable.name());
-                    int rank = layout.rankSlot(indexedBm25);
-                    List<Object[]> out = new ArrayList<>(rows.size());
-                    for (Map<String, Object> row : rows) {
-                        Map<String, Object> data = new HashMap<>(row);
-                        Object score = data.remove("_score");
-                        Object[] s = layout.empty();
-                        s[slot] = data;
-                        s[rank] = ((Number) score).doubleValue();
-                        out.add(s);
-                    }
-                    return out;
-                }));
+                    Map<Object, Map<String, Object>> whole = new HashMap<>();
+                    List<String> ids = best.stream().map(s -> (String) ((Map<?, ?>) s[slot]).get("id")).toList();
+                    return reader.scanByKeys(variable.table(), ids, batch -> SqlLiterals.inList("id", batch), columns,
+                                    (keys, found2) -> found2.forEach(r -> whole.put(r.get("id"), r)))
+                            .then(Mono.fromSupplier(() -> {
+                                if (!whole.keySet().containsAll(ids)) return Optional.<List<Object[]>>empty();
+                                List<Object[]> out = new ArrayList<>(k);
+                                for (Object[] s : best) {
+                                    Object[] copy = s.clone();
+                                    copy[slot] = whole.get(((Map<?, ?>) s[slot]).get("id"));
+                                    out.add(copy);
+                                }
+                                return Optional.of(out);
+                            }));
+                });
+    }
+
+    /** One solution per index row: the row (without {@code _score}) bound, Lance's score in the rank slot. */
+    private List<Object[]> solutions(Layout layout, List<Map<String, Object>> rows) {
+        int slot = layout.slot(variable.name());
+        int rank = layout.rankSlot(indexedBm25);
+        List<Object[]> out = new ArrayList<>(rows.size());
+        for (Map<String, Object> row : rows) {
+            Map<String, Object> data = new HashMap<>(row);
+            Object score = data.remove("_score");
+            Object[] s = layout.empty();
+            s[slot] = data;
+            s[rank] = ((Number) score).doubleValue();
+            out.add(s);
+        }
+        return out;
     }
 
     /** Asks for {@code request}'s limit, widening while the row after the k-th ties with it. */
@@ -149,8 +176,9 @@ final class TopKRead {
             // Scores tie often (same length, same term counts): one wide step usually takes the whole tie.
             int wider = (int) Math.min(Math.max((long) request.limit() * 4, WIDE_STEP), MAX_INDEX_ROWS + 1L);
             if (request.limit() > MAX_INDEX_ROWS) return Mono.just(Optional.empty());
+            // Past the first ask only ids and scores travel; the k kept are read whole afterwards.
             return ask(tables, pinned, index, new FullTextRequest(request.column(), request.terms(), request.match(),
-                    0, wider, request.columns()));
+                    0, wider, List.of("id")));
         });
     }
 
