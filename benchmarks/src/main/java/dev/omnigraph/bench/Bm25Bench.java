@@ -2,6 +2,7 @@ package dev.omnigraph.bench;
 
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.TableInfo;
+import dev.omnigraph.storage.FullTextRequest;
 import dev.omnigraph.storage.RowBatch;
 import dev.omnigraph.storage.ScanRequest;
 import dev.omnigraph.storage.SqlLiterals;
@@ -25,6 +26,8 @@ import reactor.core.publisher.Mono;
 final class Bm25Bench implements Scenario {
     static final String RAW_PLAIN = "raw lance, no index: contains_tokens(body, w) scan (no ranking)";
     static final String RAW_INDEXED = "raw lance, inverted index: contains_tokens(body, w) scan (no ranking)";
+    static final String RAW_FTS_TOP = "raw lance full-text query, top-10 (2 terms, OR), same version";
+    static final String RAW_FTS_ALL = "raw lance full-text query, every document of w, same version";
 
     @Override
     public String name() {
@@ -58,8 +61,27 @@ final class Bm25Bench implements Scenario {
         TableInfo indexed = SearchWorkload.docs(ctx, graph);
         Series rawIndexed = report.row(RAW_INDEXED, RAW_PLAIN);
         Series oursSearchIndexed = report.row("omnigraph search(body, w) filter, indexed head", RAW_INDEXED);
-        Series oursTopIndexed = report.row("omnigraph bm25 top-10 (2-term query), indexed head", RAW_INDEXED);
+        Series rawTop = report.row(RAW_FTS_TOP, null);
+        Series oursTopIndexed = report.row("omnigraph bm25 top-10 (2-term query), indexed head", RAW_FTS_TOP);
+        Series rawAll = report.row(RAW_FTS_ALL, null);
+        Series oursSearchViaIndex = report.row("omnigraph search(body, w) filter, indexed head (vs Lance FTS)", RAW_FTS_ALL);
         phase(ctx, graph, tables, ref, indexed.version(), warmup, reps, rawIndexed, oursSearchIndexed, oursTopIndexed);
+        Random random = new Random(3);
+        for (int i = 0; i < warmup + reps; i++) {
+            String q = query(random);
+            String term = q.substring(0, q.indexOf(' '));
+            boolean measured = i >= warmup;
+            int lance = ctx.runOrMeasure(measured ? rawTop : null, () -> rawFullText(tables, ref, indexed.version(),
+                    new FullTextRequest("body", q, FullTextRequest.Match.ANY, 0, 10, List.of("id", "body")))).size();
+            List<List<Object>> rows = ctx.runOrMeasure(measured ? oursTopIndexed : null,
+                    () -> SearchWorkload.query(graph, "top", Map.of("q", q)));
+            if (lance != rows.size()) throw new IllegalStateException("Lance top-10 " + lance + ", ours " + rows.size());
+            int all = ctx.runOrMeasure(measured ? rawAll : null, () -> rawFullText(tables, ref, indexed.version(),
+                    new FullTextRequest("body", term, FullTextRequest.Match.ALL, 0, 0, List.of("id", "body")))).size();
+            int hits = ctx.runOrMeasure(measured ? oursSearchViaIndex : null, () -> SearchWorkload.query(graph, "having",
+                    Map.of("q", term))).size();
+            if (all != hits) throw new IllegalStateException("Lance FTS found " + all + " documents of " + term + ", search " + hits);
+        }
         report.note("dataset: " + plain.rowCount() + " rows in " + Workload.chunks(docs, 8_192).size()
                 + " fragment(s); the first bm25 query (statistics built for the version) took " + coldMs
                 + " ms; `index ensure` took " + ensureMs + " ms (BTREE on id, inverted on body, IVF_FLAT on vec)");
@@ -91,6 +113,13 @@ final class Bm25Bench implements Scenario {
     /** Two terms of middling frequency. */
     static String query(Random random) {
         return SearchWorkload.word(20 + random.nextInt(180)) + " " + SearchWorkload.word(20 + random.nextInt(180));
+    }
+
+    private static Mono<List<Map<String, Object>>> rawFullText(TableStorage tables, TableRef ref, long version,
+                                                                FullTextRequest request) {
+        return tables.open(ref, OptionalLong.of(version))
+                .flatMap(snapshot -> tables.fullText(snapshot, "og_inverted_body", request))
+                .map(found -> found.orElseThrow(() -> new IllegalStateException("no usable inverted index on body")));
     }
 
     private static Mono<List<Map<String, Object>>> rawContains(TableStorage tables, TableRef ref, long version, String term) {

@@ -109,7 +109,7 @@ public final class ScenarioReport {
             return "–";
         }
         double total = perOp.entrySet().stream()
-                .filter(e -> !StorageCallCounter.Call.isVolumeLabel(e.getKey()))
+                .filter(e -> !StorageCallCounter.Call.isVolumeLabel(e.getKey()) && !e.getKey().endsWith(".rows")) // volumes, not calls
                 .mapToDouble(Map.Entry::getValue).sum();
         String parts = perOp.entrySet().stream()
                 .map(e -> e.getKey() + " " + fmt(e.getValue()))

@@ -188,6 +188,11 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<List<IndexSpec>> outdatedIndexes(TableRef ref, long version, List<IndexSpec> specs) {
+        return counted(Call.INDEX, () -> delegate.outdatedIndexes(ref, version, specs));
+    }
+
+    @Override
     public Mono<List<String>> partialIndexes(TableRef ref, long version, double unindexedShare) {
         return counted(Call.INDEX, () -> delegate.partialIndexes(ref, version, unindexedShare));
     }
@@ -205,6 +210,13 @@ public final class CountingTableStorage implements TableStorage {
     @Override
     public Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request) {
         return counted(Call.SCAN, () -> delegate.nearest(snapshot, request));
+    }
+
+    @Override
+    public Mono<Optional<List<Map<String, Object>>>> fullText(TableSnapshot snapshot, String indexName,
+                                                              FullTextRequest request) {
+        return counted(Call.FULL_TEXT, () -> delegate.fullText(snapshot, indexName, request)
+                .doOnNext(rows -> rows.ifPresent(found -> counter.add(Call.FULL_TEXT_ROWS, found.size()))));
     }
 
     @Override

@@ -49,6 +49,12 @@ final class LanceIndexOps {
         });
     }
 
+    /** The specs among {@code specs} whose index exists at {@code version} but was built with other settings. */
+    Mono<List<IndexSpec>> outdated(TableRef ref, long version, List<IndexSpec> specs) {
+        return datasets.with("outdatedIndexes", ref, OptionalLong.of(version), (dataset, allocator) ->
+                specs.stream().filter(spec -> LanceIndexes.outdated(dataset, spec)).toList());
+    }
+
     /** The specs among {@code specs} that need work at {@code version} of {@code ref}, in order. */
     Mono<List<IndexSpec>> needingWork(TableRef ref, long version, List<IndexSpec> specs) {
         return datasets.with("indexWork", ref, OptionalLong.of(version), (dataset, allocator) ->

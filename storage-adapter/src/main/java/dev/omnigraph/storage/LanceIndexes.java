@@ -12,7 +12,6 @@ import org.lance.index.IndexOptions;
 import org.lance.index.IndexParams;
 import org.lance.index.IndexType;
 import org.lance.index.scalar.BTreeIndexParams;
-import org.lance.index.scalar.InvertedIndexParams;
 import org.lance.index.vector.IvfBuildParams;
 import org.lance.index.vector.VectorIndexParams;
 import org.lance.index.vector.VectorTrainer;
@@ -36,13 +35,8 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * rebuilt whole and its old segments are removed in the same transaction.
  */
 final class LanceIndexes {
-    /**
-     * Tokenizer settings of inverted indexes, spelled out so the index splits text as the engine's own Tokenizer does:
-     * simple base tokenizer, lower-cased, no stemming, no stop words, no ASCII folding, tokens under 40 bytes.
-     */
-    private static final IndexParams INVERTED = IndexParams.builder().setScalarIndexParams(InvertedIndexParams.builder()
-            .baseTokenizer("simple").language("English").withPosition(false).lowerCase(true).stem(false)
-            .removeStopWords(false).asciiFolding(false).maxTokenLength(40).build()).build();
+    /** Inverted indexes split text as the engine's own Tokenizer does ({@link LanceFullText#PARAMS}). */
+    private static final IndexParams INVERTED = IndexParams.builder().setScalarIndexParams(LanceFullText.PARAMS).build();
     private static final IndexParams BTREE = IndexParams.builder()
             .setScalarIndexParams(BTreeIndexParams.builder().build()).build();
     /** Segments an index may have before the next catch-up rebuilds it whole (each segment is one more lookup). */
@@ -87,6 +81,9 @@ final class LanceIndexes {
         if (segments.isEmpty()) {
             return Need.BUILD;
         }
+        if (outdated(dataset, spec)) {
+            return Need.REBUILD;
+        }
         Set<Integer> covered = new TreeSet<>();
         segments.forEach(segment -> covered.addAll(segment.fragments().orElse(List.of())));
         long total = rows.values().stream().mapToLong(Long::longValue).sum();
@@ -98,6 +95,12 @@ final class LanceIndexes {
             return unindexed > VECTOR_RETRAIN_SHARE * total ? Need.REBUILD : Need.NONE;
         }
         return segments.size() >= MAX_SEGMENTS ? Need.REBUILD : Need.EXTEND;
+    }
+
+    /** An index built with other settings than today's: an inverted index of an earlier engine's tokenizer. */
+    static boolean outdated(Dataset dataset, IndexSpec spec) {
+        return spec.kind() == IndexSpec.Kind.INVERTED && dataset.listIndexes().contains(spec.name())
+                && !LanceFullText.usable(dataset, spec.name());
     }
 
     /**

@@ -34,6 +34,7 @@ public final class LanceTableStorage implements TableStorage {
     private final LanceBranchOps branches;
     private final LanceIndexOps indexes;
     private final LanceMaintenance maintenance;
+    private final LanceFullText fullText;
 
     public LanceTableStorage(StorageScheduler storage) {
         this(storage, LanceDatasets.NEW_TABLE_FORMAT);
@@ -51,6 +52,7 @@ public final class LanceTableStorage implements TableStorage {
         this.branches = new LanceBranchOps(datasets);
         this.indexes = new LanceIndexOps(datasets, staging);
         this.maintenance = new LanceMaintenance(datasets);
+        this.fullText = new LanceFullText(datasets);
     }
 
     @Override
@@ -242,6 +244,11 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
+    public Mono<List<IndexSpec>> outdatedIndexes(TableRef ref, long version, List<IndexSpec> specs) {
+        return indexes.outdated(ref, version, specs);
+    }
+
+    @Override
     public Mono<List<String>> partialIndexes(TableRef ref, long version, double unindexedShare) {
         return indexes.partial(ref, version, unindexedShare);
     }
@@ -249,6 +256,12 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request) {
         return indexes.nearest(snapshot, request);
+    }
+
+    @Override
+    public Mono<Optional<List<Map<String, Object>>>> fullText(TableSnapshot snapshot, String indexName,
+                                                              FullTextRequest request) {
+        return fullText.search(snapshot, indexName, request);
     }
 
     // ---- maintenance ----

@@ -37,6 +37,8 @@ public final class StorageCallCounter {
         BRANCH("branch"),
         /** indexNames, createIndex. */
         INDEX("index"),
+        /** Full-text queries through an inverted index, and the rows they returned. */
+        FULL_TEXT("fullText"), FULL_TEXT_ROWS("fullText.rows"),
         OBJECT_GET("obj.get"), OBJECT_PUT("obj.put"), OBJECT_PUT_IF_ABSENT("obj.putIfAbsent"), OBJECT_REPLACE_IF("obj.replaceIf"),
         OBJECT_LIST("obj.list"), OBJECT_DELETE("obj.delete"), OBJECT_EXISTS("obj.exists");
 

@@ -159,6 +159,12 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Mono<List<IndexSpec>> indexWork(TableRef ref, long version, List<IndexSpec> specs);
 
     /**
+     * The specs among {@code specs} whose index exists at {@code version} of {@code ref} but was built with settings
+     * other than today's (an inverted index of an earlier tokenizer); {@link #stageIndexes} rebuilds them.
+     */
+    Mono<List<IndexSpec>> outdatedIndexes(TableRef ref, long version, List<IndexSpec> specs);
+
+    /**
      * The indexes of {@code ref} at {@code version} that do not cover every fragment of that version (fragments
      * appended after the index was built, or written by a compaction of unindexed ones), sorted; empty when there
      * are none.
@@ -187,6 +193,15 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
      * because the index's candidates include rows deleted since the build (callers then search exactly).
      */
     Mono<List<Map<String, Object>>> nearest(TableSnapshot snapshot, NearestRequest request);
+
+    /**
+     * A full-text query through {@code snapshot}'s inverted index {@code indexName} on the request's column: the
+     * matching rows, best BM25 score first, each with Lance's {@code _score}; rows appended after the build are
+     * searched by Lance too, deleted ones never returned. Lance orders ties arbitrarily, so callers break them.
+     * Empty when that version has no such index, or one built with another tokenizer than the engine's (callers
+     * then evaluate exactly).
+     */
+    Mono<Optional<List<Map<String, Object>>>> fullText(TableSnapshot snapshot, String indexName, FullTextRequest request);
 
     /**
      * How many rewrite tasks a compaction of {@code ref}'s latest version would run (0: already compact). A

@@ -28,14 +28,18 @@ public final class IndexBuilds {
 
     /**
      * The indexes {@code table} lacks at {@code version} of {@code ref} (which has {@code rowCount} rows) that can be
-     * built there. A table without rows lacks none (nothing to index; the first write that adds rows builds them),
-     * nor does a text column that is all NULL or a vector column with fewer vectors than partitions.
+     * built there, and those built with other settings than today's (rebuilt). A table without rows lacks none
+     * (nothing to index; the first write that adds rows builds them), nor does a text column that is all NULL or a
+     * vector column with fewer vectors than partitions.
      */
     public Mono<List<IndexSpec>> missing(CatalogTable table, TableRef ref, long version, long rowCount) {
         if (rowCount == 0) {
             return Mono.just(List.of());
         }
-        return tables.indexNames(ref, version).map(existing -> IndexPlan.missing(table, rowCount, existing))
+        List<IndexSpec> required = IndexPlan.required(table, rowCount);
+        return Mono.zip(tables.indexNames(ref, version), tables.outdatedIndexes(ref, version, required))
+                .map(found -> required.stream().filter(spec -> !found.getT1().contains(spec.name())
+                        || found.getT2().contains(spec)).toList())
                 .flatMap(missing -> missing.isEmpty() ? Mono.just(missing) : tables.indexWork(ref, version, missing));
     }
 

@@ -8,6 +8,7 @@ import dev.omnigraph.engine.query.TextFilter;
 import dev.omnigraph.engine.read.Predicates.CompiledFilter;
 import dev.omnigraph.engine.schema.EdgeTable;
 import dev.omnigraph.engine.schema.NodeTable;
+import dev.omnigraph.storage.ScanRequest;
 import dev.omnigraph.storage.SqlLiterals;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -52,7 +53,13 @@ final class Matcher {
     }
 
     /** A match block with its filters (binding matches included) compiled and constants resolved. */
-    record Scope(List<NodeVar> nodes, List<Traversal> traversals, List<CompiledFilter> filters, List<Negation> negations) {}
+    record Scope(List<NodeVar> nodes, List<Traversal> traversals, List<CompiledFilter> filters, List<Negation> negations,
+                 Map<String, TextCandidates> texts) {
+        /** What an inverted index may pre-select for a scan of {@code var} (see {@link TextCandidates}). */
+        java.util.Optional<TextCandidates> text(String var) {
+            return java.util.Optional.ofNullable(texts.get(var));
+        }
+    }
 
     record Negation(Scope inner, int[] outerSlots) {}
 
@@ -67,7 +74,12 @@ final class Matcher {
         List<Negation> negations = new ArrayList<>();
         for (ReadPlan.Negation n : m.negations())
             negations.add(new Negation(compile(n.inner()), n.outerVariables().stream().mapToInt(layout::slot).toArray()));
-        return new Scope(m.nodes(), m.traversals(), filters, negations);
+        Map<String, TextCandidates> texts = new HashMap<>();
+        for (NodeVar n : m.nodes()) {
+            if (predicates.keyLookup(n).isPresent()) continue; // one row by key beats any pre-selection
+            TextCandidates.of(n.name(), m.textFilters(), predicates).ifPresent(t -> texts.put(n.name(), t));
+        }
+        return new Scope(m.nodes(), m.traversals(), filters, negations, texts);
     }
 
     /**
@@ -119,7 +131,9 @@ final class Matcher {
         if (v != null) {
             int slot = layout.slot(v.name());
             QueryBudget.Step out = budget.step();
-            return reader.batches(v.table(), pushdown(scope, v.name()), layout.columns(v.name(), v.table()))
+            return reader.batches(v.table(), pushdown(scope, v.name()), layout.columns(v.name(), v.table()),
+                            ScanRequest.DEFAULT_BATCH_SIZE, scope.text(v.name()))
+                    .publishOn(reactor.core.scheduler.Schedulers.parallel(), 2)
                     .doOnNext(rows -> {
                         budget.keep(rows);
                         for (Object[] s : st.rows) {

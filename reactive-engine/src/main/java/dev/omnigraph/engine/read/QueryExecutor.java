@@ -89,20 +89,28 @@ public final class QueryExecutor {
         Ranker ranker = new Ranker(layout.ranks(), layout::rankSlot, layout::slot,
                 op -> predicates.operand(op, null).value(), shaper::compareIds);
         Optional<AnnSearch> ann = AnnSearch.of(plan, layout);
+        Optional<TopKRead> topK = TopKRead.of(plan, layout, ranker);
         Flux<List<Object>> rows = Flux.defer(() -> {
             QueryBudget budget = new QueryBudget(limits, layout.size());
             TableReader reader = new TableReader(tables, root, state, failpoints, budget);
+            SearchCorpus searchCorpus = new SearchCorpus(reader, corpus, plan);
+            Mono<Optional<List<Object[]>>> viaAnn = ann.map(search -> search.solutions(tables, reader, layout,
+                            predicates.operand(((Rank.Nearest) plan.order().get(0).expr()).query(), null).value(), budget)
+                    .flatMap(found -> found.isEmpty() ? Mono.just(found)
+                            : ranker.prepare(found.get(), searchCorpus).map(Optional::of)))
+                    .orElse(Mono.just(Optional.empty()));
             Flux<List<Object>> run = streamable(plan) && ranker.isEmpty()
                     ? stream(plan, scope, layout, reader, shaper, budget)
-                    : ann.map(search -> search.solutions(tables, reader, layout,
-                                    predicates.operand(((Rank.Nearest) plan.order().get(0).expr()).query(), null).value(), budget))
-                            .orElse(Mono.just(Optional.empty()))
-                            .flatMap(found -> found.map(Mono::just).orElseGet(() -> Mono.defer(() -> {
+                    : topK.isPresent()
+                    ? topK.get().solutions(tables, reader, layout, predicates, scope, ranker, searchCorpus, shaper,
+                                    budget, viaAnn)
+                            .flatMapIterable(solutions -> shaper.finish(solutions, budget))
+                    : viaAnn.flatMap(found -> found.map(Mono::just).orElseGet(() -> Mono.defer(() -> {
                                 budget.hold(1); // the empty solution every match starts from
                                 return new Matcher(reader, layout, predicates, budget)
-                                        .run(scope, List.<Object[]>of(layout.empty()), Set.of());
+                                        .run(scope, List.<Object[]>of(layout.empty()), Set.of())
+                                        .flatMap(solutions -> ranker.prepare(solutions, searchCorpus));
                             })))
-                    .flatMap(solutions -> ranker.prepare(solutions, new SearchCorpus(reader, corpus, plan)))
                     .flatMapIterable(solutions -> shaper.finish(solutions, budget));
             return bounded(run, budget, limits.timeout());
         });
@@ -137,8 +145,9 @@ public final class QueryExecutor {
         int batchSize = limit != null && limit < ScanRequest.DEFAULT_BATCH_SIZE
                 ? (int) Math.max(64, limit) : ScanRequest.DEFAULT_BATCH_SIZE;
         List<CompiledFilter> filters = scope.filters();
-        Flux<List<Object>> rows = Flux.defer(() -> reader.scan(v.table(), Matcher.pushdown(scope, v.name()),
-                        layout.columns(v.name(), v.table()), batchSize))
+        Flux<List<Object>> rows = Flux.defer(() -> reader.batches(v.table(), Matcher.pushdown(scope, v.name()),
+                        layout.columns(v.name(), v.table()), batchSize, scope.text(v.name()))
+                        .concatMapIterable(batch -> batch))
                 .publishOn(Schedulers.parallel())
                 .map((Map<String, Object> row) -> {
                     Object[] s = layout.empty();

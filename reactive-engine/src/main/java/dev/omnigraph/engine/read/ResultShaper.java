@@ -31,6 +31,8 @@ final class ResultShaper {
     private final boolean[] unsigned;
     private final List<Predicates.Eval> orderEvals = new ArrayList<>();
     private final int[] tieSlots;
+    /** Ties of an order ending in a bm25 ranking go by ids descending, the ranking's own direction. */
+    private final boolean idsDescending;
 
     ResultShaper(ReadPlan plan, Layout layout, Predicates predicates) {
         this.plan = plan;
@@ -49,6 +51,8 @@ final class ResultShaper {
         plan.match().nodes().forEach(n -> names.add(n.name()));
         for (Traversal t : plan.match().traversals()) if (t.edgeVariable() != null) names.add(t.edgeVariable());
         this.tieSlots = names.stream().mapToInt(layout::slot).toArray();
+        this.idsDescending = !plan.order().isEmpty() && !plan.aggregating()
+                && plan.order().get(plan.order().size() - 1).expr() instanceof Rank.Bm25;
     }
 
     static List<ColumnMeta> columns(ReadPlan plan) {
@@ -111,7 +115,7 @@ final class ResultShaper {
             }
             keyed.sort((x, y) -> {
                 int c = compareKeys(x.keys(), y.keys());
-                return c != 0 ? c : compareIds(x.solution(), y.solution());
+                return c != 0 ? c : finalTie(x.solution(), y.solution());
             });
             rows = new ArrayList<>(keyed.size());
             for (Keyed k : keyed) rows.add(k.row());
@@ -142,6 +146,30 @@ final class ResultShaper {
             if (c != 0) return k.descending() ? -c : c;
         }
         return 0;
+    }
+
+    /**
+     * The total order of solutions of a non-aggregate read with an order (keys computed from the solution): what a
+     * read that keeps only its top k ranks with. Rank slots must be scored.
+     */
+    java.util.Comparator<Object[]> solutionOrder() {
+        return (x, y) -> {
+            int c = compareKeys(keys(x), keys(y));
+            return c != 0 ? c : finalTie(x, y);
+        };
+    }
+
+    private Object[] keys(Object[] s) {
+        Object[] keys = new Object[plan.order().size()];
+        for (int i = 0; i < keys.length; i++) {
+            OrderKey k = plan.order().get(i);
+            keys[i] = k.projection() >= 0 ? evals.get(k.projection()).get(s) : orderEvals.get(i).get(s);
+        }
+        return keys;
+    }
+
+    private int finalTie(Object[] a, Object[] b) {
+        return idsDescending ? compareIds(b, a) : compareIds(a, b);
     }
 
     /** The final tie break: bound ids in variable-name order, ascending. */

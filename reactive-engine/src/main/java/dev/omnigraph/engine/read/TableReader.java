@@ -75,6 +75,20 @@ final class TableReader {
         return rawBatches(table, where, columns, batchSize).concatMapIterable(RowBatch::rows);
     }
 
+    /**
+     * The rows of {@code table} for a variable with a text clause: what the column's inverted index pre-selects (one
+     * batch) when the pinned version has it, else the scan of {@code where}. Callers evaluate every filter.
+     */
+    Flux<List<Map<String, Object>>> batches(CatalogTable table, String where, List<String> columns, int batchSize,
+                                            java.util.Optional<TextCandidates> text) {
+        if (text.isEmpty()) return rawBatches(table, where, columns, batchSize).map(RowBatch::rows);
+        TextCandidates t = text.get();
+        return failpoints.hit(QueryExecutor.SCAN_FAILPOINT)
+                .then(Mono.defer(() -> tables.fullText(snapshot(table), t.index(), t.request(columns))))
+                .flatMapMany(found -> found.isPresent() ? Flux.just(found.get())
+                        : rawBatches(table, where, columns, batchSize).map(RowBatch::rows));
+    }
+
     /** The matching rows batch by batch, delivered on the parallel scheduler. */
     Flux<List<Map<String, Object>>> batches(CatalogTable table, String where, List<String> columns) {
         return rawBatches(table, where, columns, ScanRequest.DEFAULT_BATCH_SIZE)

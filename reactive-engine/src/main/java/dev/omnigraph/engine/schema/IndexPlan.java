@@ -56,6 +56,11 @@ public final class IndexPlan {
         return name(Kind.VECTOR, column);
     }
 
+    /** The name of the inverted index of {@code column} (what a full-text query looks for). */
+    public static String invertedIndexName(String column) {
+        return name(Kind.INVERTED, column);
+    }
+
     static String name(Kind kind, String column) {
         return "og_" + kind.name().toLowerCase(java.util.Locale.ROOT) + "_" + column;
     }

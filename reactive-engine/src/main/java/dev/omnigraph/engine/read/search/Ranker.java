@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
 import reactor.core.publisher.Flux;
@@ -51,39 +52,70 @@ public final class Ranker {
         return ranks.isEmpty();
     }
 
+    /** Whether every ranking can be scored one solution at a time (no rrf, which ranks the whole set). */
+    public boolean perSolution() {
+        return ranks.stream().noneMatch(r -> r instanceof Rank.Rrf);
+    }
+
     /** Scores {@code solutions} in place (their rank slots) and returns them. */
     public Mono<List<Object[]>> prepare(List<Object[]> solutions, Corpus corpus) {
         if (ranks.isEmpty() || solutions.isEmpty()) return Mono.just(solutions);
+        return statistics(corpus).map(stats -> {
+            for (Rank r : ranks) score(r, solutions, stats);
+            return solutions;
+        });
+    }
+
+    /**
+     * A scorer of one solution at a time (its nearest and bm25 slots), for a read that keeps only its top k; only
+     * when {@link #perSolution()}. The bm25 statistics are read first, once.
+     */
+    public Mono<Consumer<Object[]>> scorer(Corpus corpus) {
+        if (!perSolution()) throw new IllegalStateException("rrf ranks the whole set of solutions");
+        return statistics(corpus).map(stats -> {
+            List<Consumer<Object[]>> parts = new ArrayList<>();
+            for (Rank r : ranks) parts.add(single(r, stats));
+            return s -> {
+                for (Consumer<Object[]> p : parts) p.accept(s);
+            };
+        });
+    }
+
+    private Mono<Map<Rank.Bm25, CorpusStats>> statistics(Corpus corpus) {
         List<Rank.Bm25> texts = ranks.stream().filter(r -> r instanceof Rank.Bm25).map(r -> (Rank.Bm25) r).toList();
         return Flux.fromIterable(texts)
                 .concatMap(r -> corpus.stats(r.field().variable(), r.field().property().name()).map(s -> Map.entry(r, s)))
-                .collectMap(Map.Entry::getKey, Map.Entry::getValue, HashMap::new)
-                .map(stats -> {
-                    for (Rank r : ranks) score(r, solutions, stats);
-                    return solutions;
-                });
+                .collectMap(Map.Entry::getKey, Map.Entry::getValue, HashMap::new);
     }
 
     private void score(Rank r, List<Object[]> solutions, Map<Rank.Bm25, CorpusStats> stats) {
-        int slot = rankSlot.applyAsInt(r);
-        if (r instanceof Rank.Nearest n) {
-            Object q = constants.apply(n.query());
-            if (q == null) throw new BadRequest("nearest(…) needs a query vector; the optional parameter is absent");
-            float[] query = VectorDistance.toArray((List<?>) q);
-            for (Object[] s : solutions) s[slot] = VectorDistance.squaredL2((List<?>) value(s, n.vector()), query);
-        } else if (r instanceof Rank.Bm25 b) {
-            Object q = constants.apply(b.query());
-            List<String> tokens = q == null ? List.of() : Tokenizer.tokens((String) q);
-            CorpusStats corpus = stats.get(b);
-            for (Object[] s : solutions) s[slot] = Bm25.score(corpus, tokens, (String) value(s, b.field()));
-        } else {
-            Rank.Rrf f = (Rank.Rrf) r;
+        if (r instanceof Rank.Rrf f) {
+            int slot = rankSlot.applyAsInt(r);
             long k = f.k() == null ? Rank.Rrf.DEFAULT_K : ((Number) constants.apply(f.k())).longValue();
             if (k <= 0) throw new BadRequest("rrf k must be positive, got " + k);
             for (Object[] s : solutions) s[slot] = 0.0;
             fuse(f.first(), k, slot, solutions);
             fuse(f.second(), k, slot, solutions);
+            return;
         }
+        Consumer<Object[]> one = single(r, stats);
+        for (Object[] s : solutions) one.accept(s);
+    }
+
+    /** The scorer of a nearest or bm25 ranking; the query is resolved (and checked) here, once. */
+    private Consumer<Object[]> single(Rank r, Map<Rank.Bm25, CorpusStats> stats) {
+        int slot = rankSlot.applyAsInt(r);
+        if (r instanceof Rank.Nearest n) {
+            Object q = constants.apply(n.query());
+            if (q == null) throw new BadRequest("nearest(…) needs a query vector; the optional parameter is absent");
+            float[] query = VectorDistance.toArray((List<?>) q);
+            return s -> s[slot] = VectorDistance.squaredL2((List<?>) value(s, n.vector()), query);
+        }
+        Rank.Bm25 b = (Rank.Bm25) r;
+        Object q = constants.apply(b.query());
+        List<String> tokens = q == null ? List.of() : Tokenizer.tokens((String) q);
+        CorpusStats corpus = stats.get(b);
+        return s -> s[slot] = Bm25.score(corpus, tokens, (String) value(s, b.field()));
     }
 
     /** Adds {@code 1/(k + rank)} of the ranking {@code part} (already scored) to the rrf slot. */
