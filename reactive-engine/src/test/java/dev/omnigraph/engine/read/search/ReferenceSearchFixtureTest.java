@@ -106,8 +106,11 @@ class ReferenceSearchFixtureTest {
 
     @Test
     void theExactPathAnswersAsTheReference() {
+        // The fixture's load builds its inverted indexes; the same data under a schema without @index has none.
+        graph = SearchFixture.graph(services, dir.resolve("plain"), SCHEMA.replace(" @index", ""), DATA);
+        long answeredBefore = counter.get(Call.FULL_TEXT_ROWS);
         assertReferenceAnswers();
-        assertThat(counter.get(Call.FULL_TEXT_ROWS)).as("no index: nothing answered by one").isZero();
+        assertThat(counter.get(Call.FULL_TEXT_ROWS)).as("no index: nothing answered by one").isEqualTo(answeredBefore);
     }
 
     @Test
