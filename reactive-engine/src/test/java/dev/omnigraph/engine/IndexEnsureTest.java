@@ -99,6 +99,27 @@ class IndexEnsureTest extends InitedGraphTestBase {
         assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
     }
 
+    List<String> partial(String tableKey) {
+        TableInfo table = graph.snapshot(ReadTarget.main()).block().table(tableKey).orElseThrow();
+        TableRef ref = new TableRef(graph.root().resolve(table.path()).toString(), table.lanceBranch());
+        return services.tables().partialIndexes(ref, table.version()).block();
+    }
+
+    @Test
+    void aBulkLoadIsFoldedIntoTheExistingIndexesButSmallWritesAreLeftToOptimize() {
+        load(20, 1300); // 1,280 Doc rows and 1,279 Cites edges: at least INDEXED_WRITE_ROWS each
+        assertThat(partial("node:Doc")).as("every index covers the bulk load").isEmpty();
+        assertThat(partial("edge:Cites")).isEmpty();
+        assertThat(rows("main", "bySlug", Map.of("s", "d1234"))).extracting(r -> r.get(0)).containsExactly("d1234");
+        load(1300, 1305); // a small load: scanned until optimize folds it in
+        assertThat(partial("node:Doc")).contains("og_btree_id");
+        assertThat(graph.ensureIndexes("main", Optional.empty()).block().noop()).isTrue();
+        graph.optimize(Optional.empty()).block();
+        assertThat(partial("node:Doc")).as("scalar and text indexes get a delta; 5 new vectors are scanned")
+                .containsExactly("og_vector_vec");
+        assertThat(rows("main", "bySlug", Map.of("s", "d1303"))).extracting(r -> r.get(0)).containsExactly("d1303");
+    }
+
     @Test
     void theLoadThatGivesAVectorColumnEnoughRowsTrainsItsIndex() {
         assertThat(indexes("main", "node:Doc")).doesNotContain("og_vector_vec");

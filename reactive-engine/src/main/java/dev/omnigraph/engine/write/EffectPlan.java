@@ -39,21 +39,34 @@ final class EffectPlan {
     private static final java.util.Set<TableChange.Kind> ADDS_ROWS =
             java.util.EnumSet.of(TableChange.Kind.INSERT, TableChange.Kind.APPEND, TableChange.Kind.UPSERT);
 
-    /** The indexes {@code change}'s table lacks at its pin that the rows after it require (none for other kinds). */
+    /**
+     * A write of at least this many rows to one table also folds them into the table's existing indexes (a delta
+     * segment each, in the same trailing transaction), so a bulk load is indexed when it lands. Smaller writes leave
+     * that to optimize: a segment per single-row write would cost more than scanning the few rows it covers.
+     */
+    static final int INDEXED_WRITE_ROWS = 1024;
+
+    /**
+     * The indexes {@code change}'s trailing transaction works on (none for other kinds): those its table lacks at its
+     * pin that the rows after it require, and, for a write of {@link #INDEXED_WRITE_ROWS} or more rows, the existing
+     * ones too (the key index always gets the new fragment, so the transaction always has work).
+     */
     private Mono<List<IndexSpec>> missingIndexes(TableChange change) {
         Optional<dev.omnigraph.engine.schema.CatalogTable> table = ctx.catalog().table(change.tableKey());
         if (!ADDS_ROWS.contains(change.kind()) || change.rows().isEmpty() || table.isEmpty()) {
             return Mono.just(List.of());
         }
         long rowsAfter = change.pin().rowCount() + change.rows().size(); // an upsert's replaced rows make it an upper bound
+        boolean bulk = change.rows().size() >= INDEXED_WRITE_ROWS;
         return IndexedVersions.of(ctx).at(ctx.tables(), ctx.ref(change.pin()), change.pin().version())
-                .map(existing -> IndexPlan.missing(table.get(), rowsAfter, existing).stream()
-                        .filter(spec -> buildableFrom(spec, change.rows())).toList());
+                .map(existing -> (bulk ? IndexPlan.required(table.get(), rowsAfter) : IndexPlan.missing(table.get(), rowsAfter, existing))
+                        .stream().filter(spec -> buildableFrom(spec, change.rows())).toList());
     }
 
     /**
-     * The declared index transaction must land, so it builds only what the written rows alone make buildable: text
-     * with a value to tokenize, vectors enough to train every partition (what older rows would add, ensure builds).
+     * The declared index transaction must land, so it works only on what the written rows alone make buildable: text
+     * with a value to tokenize (a segment over text that is all NULL has no partition), vectors enough to train every
+     * partition (what older rows would add, ensure or optimize builds).
      */
     private static boolean buildableFrom(IndexSpec spec, List<Map<String, Object>> rows) {
         long needed = switch (spec.kind()) {
