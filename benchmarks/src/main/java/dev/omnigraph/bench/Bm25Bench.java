@@ -75,7 +75,11 @@ final class Bm25Bench implements Scenario {
                     new FullTextRequest("body", q, FullTextRequest.Match.ANY, 0, 10, List.of("id", "body")))).size();
             List<List<Object>> rows = ctx.runOrMeasure(measured ? oursTopIndexed : null,
                     () -> SearchWorkload.query(graph, "top", Map.of("q", q)));
-            if (lance != rows.size()) throw new IllegalStateException("Lance top-10 " + lance + ", ours " + rows.size());
+            // The engine's bm25 order ranks every document (one without the terms scores 0); Lance's query returns
+            // only documents with a term, so on a small corpus (--quick) it can find fewer than 10.
+            if (rows.size() != 10 || lance > 10 || (lance < 10 && docs >= 100_000)) {
+                throw new IllegalStateException("Lance top-10 " + lance + ", ours " + rows.size());
+            }
             int all = ctx.runOrMeasure(measured ? rawAll : null, () -> rawFullText(tables, ref, indexed.version(),
                     new FullTextRequest("body", term, FullTextRequest.Match.ALL, 0, 0, List.of("id", "body")))).size();
             int hits = ctx.runOrMeasure(measured ? oursSearchViaIndex : null, () -> SearchWorkload.query(graph, "having",

@@ -6,7 +6,7 @@ import java.util.List;
 public final class Scenarios {
     public static final List<String> NAMES = List.of("single-insert", "single-insert-neo4j", "point-read",
             "concurrent-writers", "bulk-load", "recovery-sweep", "history-depth", "branches", "branch-merge", "point-read-indexed", "optimize",
-            "nearest-indexed", "bm25-search", "s3-roots", "maintained-history", "file-format");
+            "nearest-indexed", "bm25-search", "s3-roots", "maintained-history", "file-format", "blob-range");
 
     private Scenarios() {
     }
@@ -29,6 +29,7 @@ public final class Scenarios {
             case "s3-roots" -> new S3Roots();
             case "maintained-history" -> new MaintainedHistory();
             case "file-format" -> new FileFormatBench();
+            case "blob-range" -> new BlobRange();
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
     }
