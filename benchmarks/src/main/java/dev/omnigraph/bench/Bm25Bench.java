@@ -16,15 +16,15 @@ import java.util.Random;
 import reactor.core.publisher.Mono;
 
 /**
- * {@code bm25} top-10 over 100,000 documents. Lance 0.39 Java has no full-text query (no BM25 ranking through its
- * inverted index: {@code ScanOptions} offers only SQL filters), so there is no raw ranking to compare with. What
- * raw Lance can do is find the documents holding a term, with the SQL filter {@code contains_tokens(body, 'w')}:
- * that is measured beside the engine's {@code search} filter, before and after {@code index ensure} builds the
- * inverted index, as a reference for candidate retrieval. The first bm25 query of a table version also builds the
- * corpus statistics (cached per version); it is reported on its own.
+ * {@code bm25} top-10 over 100,000 documents, and the {@code search} filter of one term, beside raw Lance on the same
+ * version: Lance 7's own full-text query through the inverted index (top-10 of the two terms, and every document of
+ * one), and the SQL filter {@code contains_tokens(body, 'w')} as a reference for finding the documents of a term.
+ * Measured at the head the loads left (since issue 28 loads build the indexes the schema requires, so that head is
+ * already indexed; the notes say so) and after {@code index ensure}. The first bm25 query of a table version is
+ * reported on its own.
  */
 final class Bm25Bench implements Scenario {
-    static final String RAW_PLAIN = "raw lance, no index: contains_tokens(body, w) scan (no ranking)";
+    static final String RAW_PLAIN = "raw lance, head after load: contains_tokens(body, w) scan (no ranking)";
     static final String RAW_INDEXED = "raw lance, inverted index: contains_tokens(body, w) scan (no ranking)";
     static final String RAW_FTS_TOP = "raw lance full-text query, top-10 (2 terms, OR), same version";
     static final String RAW_FTS_ALL = "raw lance full-text query, every document of w, same version";
@@ -38,8 +38,8 @@ final class Bm25Bench implements Scenario {
     public ScenarioReport run(BenchContext ctx) throws Exception {
         int docs = ctx.options().pick(100_000, 300);
         ScenarioReport report = new ScenarioReport(name(), "bm25 top-10 over " + docs + " documents of 8-31 words "
-                + "(vocabulary " + SearchWorkload.VOCABULARY + ", Zipf-like); raw Lance has no ranking, its "
-                + "contains_tokens filter is the reference for finding the documents of a term.").unit("ms per query");
+                + "(vocabulary " + SearchWorkload.VOCABULARY + ", Zipf-like), beside Lance's own full-text query on the same "
+                + "version; raw contains_tokens filters are the reference for finding the documents of a term.").unit("ms per query");
         Omnigraph graph = SearchWorkload.seeded(ctx, ctx.workDir(name()), docs);
         TableStorage tables = ctx.services().tables();
         TableInfo plain = SearchWorkload.docs(ctx, graph);
@@ -51,12 +51,14 @@ final class Bm25Bench implements Scenario {
         ctx.run(() -> SearchWorkload.query(graph, "top", Map.of("q", query(new Random(1)))));
         long coldMs = (System.nanoTime() - started) / 1_000_000;
         Series rawPlain = report.row(RAW_PLAIN, null);
-        Series oursSearch = report.row("omnigraph search(body, w) filter, no index", RAW_PLAIN);
-        Series oursTop = report.row("omnigraph bm25 top-10 (2-term query), no index", RAW_PLAIN);
+        Series oursSearch = report.row("omnigraph search(body, w) filter, head after load", RAW_PLAIN);
+        Series oursTop = report.row("omnigraph bm25 top-10 (2-term query), head after load", RAW_PLAIN);
         phase(ctx, graph, tables, ref, plain.version(), warmup, reps, rawPlain, oursSearch, oursTop);
 
         started = System.nanoTime();
         ctx.run(() -> graph.ensureIndexes("main", Optional.empty()));
+        // Indexes the loads built cover the first load's fragments only; optimize adds segments for the rest.
+        ctx.run(() -> graph.optimize(Optional.empty()));
         long ensureMs = (System.nanoTime() - started) / 1_000_000;
         TableInfo indexed = SearchWorkload.docs(ctx, graph);
         Series rawIndexed = report.row(RAW_INDEXED, RAW_PLAIN);
@@ -88,7 +90,10 @@ final class Bm25Bench implements Scenario {
         }
         report.note("dataset: " + plain.rowCount() + " rows in " + Workload.chunks(docs, 8_192).size()
                 + " fragment(s); the first bm25 query (statistics built for the version) took " + coldMs
-                + " ms; `index ensure` took " + ensureMs + " ms (BTREE on id, inverted on body, IVF_FLAT on vec)");
+                + " ms; `index ensure` + `optimize` took " + ensureMs + " ms (BTREE on id, inverted on body, IVF_FLAT on vec); versions "
+                + plain.version() + " (after load) and " + indexed.version() + " (after index ensure + optimize)"
+                + (plain.version() == indexed.version() ? ": the same, the loads already built every index the schema "
+                + "requires, so the first phase is indexed too" : ""));
         report.note("query terms are drawn from vocabulary ranks 20-199 (each in about 0.1-1% of documents); "
                 + "the single-term filters use the query's first term");
         return report;
