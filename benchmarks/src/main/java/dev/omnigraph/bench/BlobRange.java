@@ -142,7 +142,7 @@ final class BlobRange implements Scenario {
 
     /** The blob's row id, looked up once outside the measured reads (raw Lance hands out blobs by row id). */
     private static long rowIdOf(BufferAllocator allocator, TableRef ref, long version, String id) throws Exception {
-        ScanOptions options = new ScanOptions.Builder().filter("id = '" + id.replace("'", "''") + "'")
+        ScanOptions options = new ScanOptions.Builder().filter(dev.omnigraph.storage.SqlLiterals.eq("id", id))
                 .columns(List.of("id")).withRowId(true).build();
         try (Dataset dataset = open(allocator, ref, version); LanceScanner scanner = dataset.newScan(options);
              ArrowReader reader = scanner.scanBatches()) {
