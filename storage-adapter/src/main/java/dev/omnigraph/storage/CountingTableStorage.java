@@ -188,8 +188,8 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<List<IndexSpec>> outdatedIndexes(TableRef ref, long version, List<IndexSpec> specs) {
-        return counted(Call.INDEX, () -> delegate.outdatedIndexes(ref, version, specs));
+    public Mono<List<IndexSpec>> indexesToCreate(TableRef ref, long version, List<IndexSpec> specs) {
+        return counted(Call.INDEX, () -> delegate.indexesToCreate(ref, version, specs));
     }
 
     @Override

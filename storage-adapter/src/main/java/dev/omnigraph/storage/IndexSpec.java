@@ -32,4 +32,17 @@ public record IndexSpec(String name, String column, Kind kind, int partitions) {
             throw new IllegalArgumentException("a vector index needs at least one partition: " + partitions);
         }
     }
+
+    /**
+     * The non-NULL values of the column the index needs before it can be built: text to tokenize (an inverted segment
+     * over text that is all NULL has no partition, which Lance refuses), a vector per IVF partition to train; none for
+     * a BTREE.
+     */
+    public long valuesNeeded() {
+        return switch (kind) {
+            case INVERTED -> 1;
+            case VECTOR -> partitions;
+            default -> 0;
+        };
+    }
 }

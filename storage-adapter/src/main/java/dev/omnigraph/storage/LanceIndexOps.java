@@ -49,10 +49,10 @@ final class LanceIndexOps {
         });
     }
 
-    /** The specs among {@code specs} whose index exists at {@code version} but was built with other settings. */
-    Mono<List<IndexSpec>> outdated(TableRef ref, long version, List<IndexSpec> specs) {
-        return datasets.with("outdatedIndexes", ref, OptionalLong.of(version), (dataset, allocator) ->
-                specs.stream().filter(spec -> LanceIndexes.outdated(dataset, spec)).toList());
+    /** The specs among {@code specs} that {@code index ensure} creates at {@code version} of {@code ref}, in order. */
+    Mono<List<IndexSpec>> toCreate(TableRef ref, long version, List<IndexSpec> specs) {
+        return datasets.with("indexesToCreate", ref, OptionalLong.of(version), (dataset, allocator) ->
+                specs.stream().filter(spec -> LanceIndexes.toCreate(dataset, spec)).toList());
     }
 
     /** The specs among {@code specs} that need work at {@code version} of {@code ref}, in order. */

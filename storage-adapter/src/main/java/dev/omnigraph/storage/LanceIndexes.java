@@ -97,6 +97,12 @@ final class LanceIndexes {
         return segments.size() >= MAX_SEGMENTS ? Need.REBUILD : Need.EXTEND;
     }
 
+    /** What {@code index ensure} creates: an index the version lacks, or one built with other settings than today's. */
+    static boolean toCreate(Dataset dataset, IndexSpec spec) {
+        Need need = need(dataset, spec);
+        return need == Need.BUILD || need == Need.REBUILD && outdated(dataset, spec);
+    }
+
     /** An index built with other settings than today's: an inverted index of an earlier engine's tokenizer. */
     static boolean outdated(Dataset dataset, IndexSpec spec) {
         return spec.kind() == IndexSpec.Kind.INVERTED && dataset.listIndexes().contains(spec.name())
@@ -108,12 +114,7 @@ final class LanceIndexes {
      * partition (Lance then refuses the segment), and IVF training needs a vector per partition.
      */
     private static boolean trainable(Dataset dataset, IndexSpec spec) {
-        long needed = switch (spec.kind()) {
-            case INVERTED -> 1;
-            case VECTOR -> spec.partitions();
-            default -> 0;
-        };
-        return needed == 0 || dataset.countRows(spec.column() + " IS NOT NULL") >= needed;
+        return spec.valuesNeeded() == 0 || dataset.countRows(spec.column() + " IS NOT NULL") >= spec.valuesNeeded();
     }
 
     /**

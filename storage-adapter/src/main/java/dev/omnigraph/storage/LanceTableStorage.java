@@ -244,8 +244,8 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<List<IndexSpec>> outdatedIndexes(TableRef ref, long version, List<IndexSpec> specs) {
-        return indexes.outdated(ref, version, specs);
+    public Mono<List<IndexSpec>> indexesToCreate(TableRef ref, long version, List<IndexSpec> specs) {
+        return indexes.toCreate(ref, version, specs);
     }
 
     @Override

@@ -159,10 +159,11 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Mono<List<IndexSpec>> indexWork(TableRef ref, long version, List<IndexSpec> specs);
 
     /**
-     * The specs among {@code specs} whose index exists at {@code version} of {@code ref} but was built with settings
-     * other than today's (an inverted index of an earlier tokenizer); {@link #stageIndexes} rebuilds them.
+     * The specs among {@code specs} that {@code index ensure} creates at {@code version} of {@code ref} (existence-gated,
+     * as the reference's): an index the version lacks and can build, or one built with settings other than today's (an
+     * inverted index of an earlier tokenizer), which {@link #stageIndexes} rebuilds. Partial indexes are optimize's.
      */
-    Mono<List<IndexSpec>> outdatedIndexes(TableRef ref, long version, List<IndexSpec> specs);
+    Mono<List<IndexSpec>> indexesToCreate(TableRef ref, long version, List<IndexSpec> specs);
 
     /**
      * The indexes of {@code ref} at {@code version} that do not cover every fragment of that version (fragments

@@ -36,11 +36,7 @@ public final class IndexBuilds {
         if (rowCount == 0) {
             return Mono.just(List.of());
         }
-        List<IndexSpec> required = IndexPlan.required(table, rowCount);
-        return Mono.zip(tables.indexNames(ref, version), tables.outdatedIndexes(ref, version, required))
-                .map(found -> required.stream().filter(spec -> !found.getT1().contains(spec.name())
-                        || found.getT2().contains(spec)).toList())
-                .flatMap(missing -> missing.isEmpty() ? Mono.just(missing) : tables.indexWork(ref, version, missing));
+        return tables.indexesToCreate(ref, version, IndexPlan.required(table, rowCount));
     }
 
     /**

@@ -69,11 +69,7 @@ final class EffectPlan {
      * partition (what older rows would add, ensure or optimize builds).
      */
     private static boolean buildableFrom(IndexSpec spec, List<Map<String, Object>> rows) {
-        long needed = switch (spec.kind()) {
-            case INVERTED -> 1;
-            case VECTOR -> spec.partitions();
-            default -> 0;
-        };
+        long needed = spec.valuesNeeded();
         return needed == 0 || rows.stream().filter(row -> row.get(spec.column()) != null).limit(needed).count() >= needed;
     }
 

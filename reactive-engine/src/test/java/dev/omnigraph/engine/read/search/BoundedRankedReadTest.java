@@ -7,11 +7,9 @@ import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.ReadTarget;
 import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.engine.read.QueryLimits;
-import dev.omnigraph.storage.CountingTableStorage;
 import dev.omnigraph.storage.StorageCallCounter;
 import dev.omnigraph.storage.StorageCallCounter.Call;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,8 +53,7 @@ class BoundedRankedReadTest {
 
     @BeforeEach
     void load() {
-        services = new StorageServices(StorageFixture.scheduler(),
-                new CountingTableStorage(StorageFixture.newTableStorage(), counter));
+        services = SearchFixture.countingServices(counter);
         graph = Omnigraph.init(services, dir.resolve("g"), SCHEMA).block();
         List<String> lines = new ArrayList<>();
         for (int i = 0; i < DOCUMENTS; i++) {

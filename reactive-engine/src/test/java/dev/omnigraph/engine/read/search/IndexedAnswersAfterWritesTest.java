@@ -7,11 +7,9 @@ import dev.omnigraph.engine.ReadTarget;
 import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.engine.TableInfo;
 import dev.omnigraph.engine.WriteOptions;
-import dev.omnigraph.storage.CountingTableStorage;
 import dev.omnigraph.storage.StorageCallCounter;
 import dev.omnigraph.storage.StorageCallCounter.Call;
 import dev.omnigraph.storage.TableRef;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -86,8 +84,7 @@ class IndexedAnswersAfterWritesTest {
 
     @BeforeEach
     void seed() {
-        services = new StorageServices(StorageFixture.scheduler(),
-                new CountingTableStorage(StorageFixture.newTableStorage(), counter));
+        services = SearchFixture.countingServices(counter);
         graph = Omnigraph.init(services, dir.resolve("g"), SCHEMA).block();
         append(0, SEED_ROWS);
     }

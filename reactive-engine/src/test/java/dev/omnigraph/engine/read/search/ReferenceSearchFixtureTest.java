@@ -6,10 +6,8 @@ import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.ReadTarget;
 import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.engine.WriteOptions;
-import dev.omnigraph.storage.CountingTableStorage;
 import dev.omnigraph.storage.StorageCallCounter;
 import dev.omnigraph.storage.StorageCallCounter.Call;
-import dev.omnigraph.storage.testing.StorageFixture;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -75,8 +73,7 @@ class ReferenceSearchFixtureTest {
 
     @BeforeEach
     void open() {
-        services = new StorageServices(StorageFixture.scheduler(),
-                new CountingTableStorage(StorageFixture.newTableStorage(), counter));
+        services = SearchFixture.countingServices(counter);
         graph = SearchFixture.graph(services, dir.resolve("g"), SCHEMA, DATA);
     }
 

@@ -21,6 +21,12 @@ final class SearchFixture {
         return new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
     }
 
+    /** Real Lance storage whose calls {@code counter} counts. */
+    static StorageServices countingServices(dev.omnigraph.storage.StorageCallCounter counter) {
+        return new StorageServices(dev.omnigraph.storage.testing.StorageFixture.scheduler(),
+                new dev.omnigraph.storage.CountingTableStorage(dev.omnigraph.storage.testing.StorageFixture.newTableStorage(), counter));
+    }
+
     static Omnigraph graph(StorageServices services, Path dir, String schema, List<String> lines) {
         Omnigraph graph = Omnigraph.init(services, dir, schema).block();
         load(graph, lines);
