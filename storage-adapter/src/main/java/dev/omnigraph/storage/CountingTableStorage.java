@@ -235,8 +235,15 @@ public final class CountingTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after) {
-        return counted(Call.OPEN, () -> delegate.fragmentDiff(before, after));
+    public Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after, int maxPickedRows) {
+        return counted(Call.OPEN, () -> delegate.fragmentDiff(before, after, maxPickedRows));
+    }
+
+    /** Counted as a scan; the rows it returned add to {@code scan.rows}. */
+    @Override
+    public Flux<RowBatch> rowsAt(TableSnapshot snapshot, FragmentDiff.RowPicks picks) {
+        return counter.countedFlux(Call.SCAN, () -> delegate.rowsAt(snapshot, picks)
+                .doOnNext(batch -> counter.add(Call.SCAN_ROWS, batch.size())));
     }
 
     @Override

@@ -18,11 +18,14 @@ import java.util.function.Predicate;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** The reading part of {@link LanceTableStorage}: streaming scans, key-column matches and counts of a snapshot. */
 final class LanceScans {
+    /** Row ids per take: the ids cross JNI as one list. */
+    private static final int TAKE_CHUNK = 4096;
     private final LanceDatasets datasets;
     private final AtomicInteger openScans = new AtomicInteger();
 
@@ -35,6 +38,37 @@ final class LanceScans {
             return Flux.empty(); // no fragment: Lance would read them all
         }
         return batches(snapshot, request, (scan, root) -> new RowBatch(scan.columns(), scan.rows(root)));
+    }
+
+    /**
+     * {@link TableStorage#rowsAt}: Lance's take by row id, in chunks. A table with blob-encoded columns goes through
+     * the scan path instead (a {@code _rowid} filter over the picked fragments), which fetches blob bytes per batch.
+     */
+    Flux<RowBatch> rowsAt(TableSnapshot snapshot, FragmentDiff.RowPicks picks) {
+        if (picks.isEmpty()) return Flux.empty();
+        List<List<Long>> chunks = new ArrayList<>();
+        for (int from = 0; from < picks.size(); from += TAKE_CHUNK) {
+            chunks.add(picks.rowIds().subList(from, Math.min(picks.size(), from + TAKE_CHUNK)));
+        }
+        if (snapshot.schema().getFields().stream().anyMatch(BlobEncoding::isEncoded)) {
+            return Flux.fromIterable(chunks).concatMap(ids -> scan(snapshot, ScanRequest.where(LanceBlobs.ROW_ID + " IN ("
+                    + ids.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + ")")
+                    .onFragments(picks.fragments())));
+        }
+        List<String> columns = snapshot.schema().getFields().stream().map(Field::getName).toList();
+        return datasets.with("rowsAt", snapshot.ref(), OptionalLong.of(snapshot.version()), (dataset, allocator) -> {
+            List<RowBatch> out = new ArrayList<>();
+            for (List<Long> ids : chunks) {
+                try (ArrowReader reader = dataset.takeRows(ids, columns)) {
+                    while (reader.loadNextBatch()) {
+                        out.add(new RowBatch(columns, ArrowRows.read(reader.getVectorSchemaRoot())));
+                    }
+                } catch (java.io.IOException e) {
+                    throw LanceFailures.translate("rowsAt", snapshot.ref(), e);
+                }
+            }
+            return out;
+        }).flatMapIterable(batches -> batches);
     }
 
     Mono<Set<String>> keysAmong(TableSnapshot snapshot, String column, Predicate<String> wanted) {

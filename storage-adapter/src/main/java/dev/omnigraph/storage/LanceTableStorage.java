@@ -221,8 +221,13 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
-    public Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after) {
-        return versions.fragmentDiff(before, after);
+    public Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after, int maxPickedRows) {
+        return versions.fragmentDiff(before, after, maxPickedRows);
+    }
+
+    @Override
+    public Flux<RowBatch> rowsAt(TableSnapshot snapshot, FragmentDiff.RowPicks picks) {
+        return scans.rowsAt(snapshot, picks);
     }
 
     // ---- indexes ----

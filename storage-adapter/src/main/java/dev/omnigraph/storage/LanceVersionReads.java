@@ -3,8 +3,6 @@ package dev.omnigraph.storage;
 import org.lance.Dataset;
 import org.lance.Fragment;
 import org.lance.FragmentMetadata;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,24 +68,11 @@ final class LanceVersionReads {
         });
     }
 
-    Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after) {
+    Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after, int maxPickedRows) {
         return datasets.with("fragmentDiff", before.ref(), OptionalLong.of(before.version()), (old, allocator) -> {
-            List<FragmentMetadata> was = metadataOf(old);
-            List<FragmentMetadata> now;
             try (Dataset current = LanceDatasets.open(allocator, after.ref(), OptionalLong.of(after.version()))) {
-                now = metadataOf(current);
+                return LanceFragmentDiff.between(old, current, before.ref().path().equals(after.ref().path()), maxPickedRows);
             }
-            // By id, then Lance's own equality (it defines equals but not hashCode: no hashed sets of metadata).
-            Map<Integer, FragmentMetadata> byId = new HashMap<>();
-            if (before.ref().path().equals(after.ref().path())) {
-                was.forEach(fragment -> byId.put(fragment.getId(), fragment));
-            }
-            Set<Integer> shared = new HashSet<>();
-            now.forEach(fragment -> {
-                if (fragment.equals(byId.get(fragment.getId()))) shared.add(fragment.getId());
-            });
-            return new FragmentDiff(was.stream().map(FragmentMetadata::getId).filter(id -> !shared.contains(id)).toList(),
-                    now.stream().map(FragmentMetadata::getId).filter(id -> !shared.contains(id)).toList());
         });
     }
 

@@ -228,10 +228,15 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     Mono<List<Optional<TransactionMark>>> transactionMarks(TableRef ref, long after, long upTo, String key);
 
     /**
-     * The fragments of {@code before} and {@code after} (two snapshots of the dataset at one path, on any refs) that
-     * the other does not hold identically; one storage call, two opens. Snapshots of different paths share nothing.
+     * How {@code before} and {@code after} (two snapshots of the dataset at one path, on any refs) differ by fragment
+     * (see {@link FragmentDiff}); snapshots of different paths share nothing. Rows that only a deletion vector tells
+     * apart are picked one by one, at most {@code maxPickedRows} per side; past that, their fragments are read whole.
+     * One storage call; it reads no column data.
      */
-    Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after);
+    Mono<FragmentDiff> fragmentDiff(TableSnapshot before, TableSnapshot after, int maxPickedRows);
+
+    /** The rows {@code picks} names in {@code snapshot}, every column, in no particular order. */
+    Flux<RowBatch> rowsAt(TableSnapshot snapshot, FragmentDiff.RowPicks picks);
 
     /** Creates Lance branch {@code name} at {@code fromVersion} of {@code from} (main or another branch). */
     Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name);

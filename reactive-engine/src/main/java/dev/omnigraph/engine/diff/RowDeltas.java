@@ -1,12 +1,12 @@
 package dev.omnigraph.engine.diff;
 
+import dev.omnigraph.storage.FragmentDiff.RowPicks;
 import dev.omnigraph.storage.RowBatch;
 import dev.omnigraph.storage.ScanRequest;
 import dev.omnigraph.storage.SqlLiterals;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.TableSnapshot;
 import dev.omnigraph.storage.TableStorage;
-import dev.omnigraph.storage.error.StorageFault;
 import dev.omnigraph.storage.manifest.TableEntry;
 import java.util.Comparator;
 import java.util.List;
@@ -19,27 +19,34 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The row-delta engine: what changed, by {@code id}, between two exact pins of one table. The pins may be two
- * versions on one Lance ref, or a branch fork and the parent version it forked from (any two snapshots whose
- * rows share the {@code id} key). Either side may be absent (a table registered or dropped in between): every
- * row of the other side is then an insert or a delete.
+ * The change reader: what changed, by {@code id}, between two exact pins of one table. The pins may be two versions
+ * on one Lance ref, or a branch fork and the parent version it forked from (any two snapshots whose rows share the
+ * {@code id} key). Either side may be absent (a table registered or dropped in between): every row of the other
+ * side is then an insert or a delete.
  *
- * <p>Each side is read in id order in chunks of {@link #BATCH_ROWS} rows (a pushed-down {@code id > last} filter and
- * a native top-k sort per chunk), and the two sides are merged as they stream: the heap holds about two chunks per
- * side plus a small prefetch, whatever the table size, and Lance's top-k holds one chunk natively. The price is one
- * filtered pass over a side per chunk. Only fragments the two versions do not hold identically are read
- * ({@link TableStorage#fragmentDiff}: same id, data files and deletion file means the same rows), so a diff costs
- * O(changed² / BATCH_ROWS) rows read, where {@code changed} counts the rows of the fragments a change touched.
- * An {@code id} on both sides whose rows are equal column for column (typed, see {@link RowValues}) is unchanged
- * and not emitted; otherwise it is an update carrying both images. Output is in id order, so a caller pages
- * by passing the last id it consumed as {@code afterId} (the scan resumes with {@code id > afterId} pushed down).
+ * <p>It reads only what the two versions do not share, as their fragment metadata proves
+ * ({@link TableStorage#fragmentDiff}), whatever happened in between and whether or not those versions still exist:
+ * <ul>
+ *   <li>fragments both hold identically are not read;</li>
+ *   <li>rows a deletion vector alone tells apart (the old image of an update, a deleted row) are picked by row id,
+ *       at most {@link #MAX_PICKED_ROWS} per side: a one-row update of a large table reads one row per side;</li>
+ *   <li>everything else (new fragments, fragments a compaction or an overwrite rewrote, or picks past the budget) is
+ *       read whole, in one natively sorted scan per side: a full comparison, linear in the rows it reads.</li>
+ * </ul>
+ * The two sides are merged as they stream, in id order. An {@code id} on both sides whose rows are equal column for
+ * column (typed, see {@link RowValues}) is unchanged and not emitted; otherwise it is an update carrying both images.
+ * A caller pages by passing the last id it consumed as {@code afterId} ({@code id > afterId} is pushed down).
  */
 public final class RowDeltas {
-    /** Rows per scanner batch on each side: the bound on what one side holds on the heap at a time. */
-    public static final int BATCH_ROWS = 4096;
+    /**
+     * Rows picked one by one per side (held on the heap and sorted there). Past it, the fragments they live in are
+     * read whole, sorted by Lance: a bound on heap, not on correctness.
+     */
+    public static final int MAX_PICKED_ROWS = 8192;
     private static final int PREFETCH = 256;
     private static final Comparator<Sided> ORDER = Comparator.comparing(Sided::id, RowValues.ID_ORDER)
             .thenComparingInt(Sided::side);
+    private static final Comparator<Map<String, Object>> BY_ID = Comparator.comparing(RowValues::id, RowValues.ID_ORDER);
 
     private final TableStorage tables;
 
@@ -60,13 +67,13 @@ public final class RowDeltas {
         if (before.isEmpty() && after.isEmpty()) return Flux.empty();
         if (before.isPresent() && after.isPresent() && samePin(before.get(), after.get())) return Flux.empty();
         if (before.isEmpty() || after.isEmpty()) {
-            return merged(before.map(s -> sorted(s, afterId, 0, ScanRequest.all())).orElseGet(Flux::empty),
-                    after.map(s -> sorted(s, afterId, 1, ScanRequest.all())).orElseGet(Flux::empty));
+            return merged(before.map(s -> side(s, Optional.empty(), RowPicks.NONE, afterId, 0)).orElseGet(Flux::empty),
+                    after.map(s -> side(s, Optional.empty(), RowPicks.NONE, afterId, 1)).orElseGet(Flux::empty));
         }
-        // Fragments both versions hold identically hold the same rows: only the others are read.
-        return tables.fragmentDiff(before.get(), after.get()).flatMapMany(diff -> merged(
-                sorted(before.get(), afterId, 0, ScanRequest.all().onFragments(diff.beforeOnly())),
-                sorted(after.get(), afterId, 1, ScanRequest.all().onFragments(diff.afterOnly()))));
+        return tables.fragmentDiff(before.get(), after.get(), MAX_PICKED_ROWS).flatMapMany(diff -> diff.isEmpty()
+                ? Flux.empty()
+                : merged(side(before.get(), Optional.of(diff.beforeOnly()), diff.beforeRows(), afterId, 0),
+                        side(after.get(), Optional.of(diff.afterOnly()), diff.afterRows(), afterId, 1)));
     }
 
     private static Flux<RowChange> merged(Flux<Sided> old, Flux<Sided> now) {
@@ -97,36 +104,26 @@ public final class RowDeltas {
     }
 
     /**
-     * One side in id order, as a sequence of bounded top-k scans ({@code id > last ORDER BY id LIMIT BATCH_ROWS}),
-     * each answered in a single batch. A full native sort would stream the side once, but Lance 0.39 hands the
-     * sorted batches after the first to Java as sliced arrays the Arrow C-data import misreads (out-of-range string
-     * offsets), so every scan here is kept to one batch.
+     * One side in id order: its whole {@code fragments} (every fragment when empty) in one scan Lance sorts, merged
+     * with its picked rows, sorted here. A snapshot holds each id once, so the two never share an id.
      */
-    private Flux<Sided> sorted(TableSnapshot snapshot, Optional<String> afterId, int side, ScanRequest scope) {
-        if (scope.fragments().filter(List::isEmpty).isPresent()) {
-            return Flux.empty();
-        }
-        return chunk(snapshot, afterId, scope)
-                .expand(rows -> rows.size() < BATCH_ROWS ? Mono.empty()
-                        : chunk(snapshot, Optional.of(RowValues.id(rows.get(rows.size() - 1))), scope))
-                .concatMapIterable(rows -> rows)
-                .map(row -> new Sided(row, side));
+    private Flux<Sided> side(TableSnapshot snapshot, Optional<List<Integer>> fragments, RowPicks picks,
+                             Optional<String> afterId, int side) {
+        Flux<Map<String, Object>> whole = fragments.filter(List::isEmpty).isPresent() ? Flux.empty()
+                : tables.scan(snapshot, wholeScan(fragments, afterId)).concatMapIterable(RowBatch::rows);
+        Flux<Map<String, Object>> picked = picks.isEmpty() ? Flux.empty()
+                : tables.rowsAt(snapshot, picks).concatMapIterable(RowBatch::rows)
+                        .filter(row -> afterId.isEmpty() || RowValues.ID_ORDER.compare(RowValues.id(row), afterId.get()) > 0)
+                        .collectSortedList(BY_ID)
+                        .flatMapIterable(rows -> rows);
+        return Flux.mergeComparing(PREFETCH, BY_ID, whole, picked).map(row -> new Sided(row, side));
     }
 
-    private Mono<List<Map<String, Object>>> chunk(TableSnapshot snapshot, Optional<String> afterId, ScanRequest scope) {
-        ScanRequest request = scope.orderedBy(RowValues.ID).withLimit(BATCH_ROWS).withBatchSize(BATCH_ROWS);
-        if (afterId.isPresent()) {
-            request = request.withFilter(SqlLiterals.compare(RowValues.ID, SqlLiterals.Comparison.GT,
-                    SqlLiterals.quote(afterId.get())));
-        }
-        return tables.scan(snapshot, request).collectList().map(batches -> {
-            // A second batch would be a sliced array (see above): refuse rather than risk misread values.
-            if (batches.size() > 1) {
-                throw new StorageFault("a sorted chunk of " + snapshot.ref() + " came back in " + batches.size()
-                        + " batches; refusing to read sliced Arrow arrays", null);
-            }
-            return batches.isEmpty() ? List.<Map<String, Object>>of() : batches.get(0).rows();
-        });
+    private static ScanRequest wholeScan(Optional<List<Integer>> fragments, Optional<String> afterId) {
+        ScanRequest sorted = ScanRequest.all().orderedBy(RowValues.ID);
+        ScanRequest request = fragments.map(sorted::onFragments).orElse(sorted);
+        return afterId.map(id -> request.withFilter(SqlLiterals.compare(RowValues.ID, SqlLiterals.Comparison.GT,
+                SqlLiterals.quote(id)))).orElse(request);
     }
 
     private static List<RowChange> classify(List<Sided> group) {
