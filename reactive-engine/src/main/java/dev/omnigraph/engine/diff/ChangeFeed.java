@@ -46,23 +46,22 @@ public final class ChangeFeed {
      * One page of {@code branch}'s changes. {@code head} is the branch's effective head commit (its own, or the
      * one it inherited at its fork); empty only on a graph without commits.
      */
-    public Mono<FeedPage> poll(String branch, Optional<String> head, FeedStart start, ChangeFilter filter, int limit,
-                               int commitsPerPoll) {
+    Mono<FeedPage> poll(String branch, Optional<String> head, FeedStart start, ChangeFilter filter, PageBudget budget,
+                        int commitsPerPoll) {
         return history(branch).flatMap(byId -> {
             Plan plan = plan(branch, head, start, filter, byId, commitsPerPoll);
             if (plan.pending().isEmpty()) {
                 return Mono.just(new FeedPage(List.of(), Optional.of(cursor(plan.graphId(), branch, filter, plan.done())),
                         Optional.empty(), Optional.of(true)));
             }
-            return Flux.fromIterable(plan.pending())
+            Flux<Item> items = Flux.fromIterable(plan.pending())
                     .index()
                     .concatMap(indexed -> stream.plan(indexed.getT2(), filter)
                             .flatMapMany(planned -> stream.stream(planned,
                                     indexed.getT1() == 0 ? plan.position() : Optional.empty(), filter))
-                            .map(change -> new Item(indexed.getT2(), change)))
-                    .take(limit + 1L)
-                    .collectList()
-                    .map(items -> page(branch, head, filter, plan, items, limit));
+                            .map(change -> new Item(indexed.getT2(), change)));
+            return budget.take(items, ChangeFeed::size).collectList()
+                    .map(taken -> page(branch, head, filter, plan, taken, budget.pageSize(taken, ChangeFeed::size)));
         });
     }
 
@@ -143,16 +142,22 @@ public final class ChangeFeed {
                 .orElseThrow(() -> new IllegalStateException("the graph's history has no genesis commit"));
     }
 
-    private FeedPage page(String branch, Optional<String> head, ChangeFilter filter, Plan plan, List<Item> items, int limit) {
-        List<Item> taken = items.subList(0, Math.min(limit, items.size()));
+    private static long size(Item item) {
+        return PageBudget.estimate(item.change().change());
+    }
+
+    /** The page of the first {@code pageSize} of {@code items}; any item past them is the next page's first. */
+    private FeedPage page(String branch, Optional<String> head, ChangeFilter filter, Plan plan, List<Item> items,
+                          int pageSize) {
+        List<Item> taken = items.subList(0, pageSize);
         List<FeedPage.Block> blocks = blocks(taken);
         String cut = plan.cut().orElseThrow();
-        if (items.size() <= limit) {
+        if (items.size() == pageSize) {
             return new FeedPage(blocks, Optional.of(cursor(plan.graphId(), branch, filter, cut)), Optional.empty(),
                     Optional.of(head.map(cut::equals).orElse(true)));
         }
         Item last = taken.get(taken.size() - 1);
-        Item next = items.get(limit);
+        Item next = items.get(pageSize);
         String done = doneBefore(plan, last.commit());
         List<String> at = List.of(last.change().position().tableKey(), last.change().position().lastId());
         if (!next.commit().id().equals(last.commit().id())) {

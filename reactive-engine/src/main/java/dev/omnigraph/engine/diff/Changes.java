@@ -55,9 +55,9 @@ public final class Changes {
                                       Optional<Integer> limit) {
         return Mono.defer(() -> {
             ValidText.require("commit id", commitId);
-            int pageSize = limits.changes(limit);
+            PageBudget budget = limits.page(limit);
             requireKnownTypes(filter);
-            return manifest.commit(commitId).flatMap(commit -> diff.page(commit, filter, pageToken, pageSize));
+            return manifest.commit(commitId).flatMap(commit -> diff.page(commit, filter, pageToken, budget));
         });
     }
 
@@ -65,9 +65,9 @@ public final class Changes {
     public Mono<FeedPage> poll(String branch, FeedStart start, ChangeFilter filter, Optional<Integer> limit) {
         return Mono.defer(() -> {
             ValidText.require("branch", branch);
-            int pageSize = limits.changes(limit);
+            PageBudget budget = limits.page(limit);
             requireKnownTypes(filter);
-            return heads.apply(branch).flatMap(head -> feed.poll(branch, head.commitId(), start, filter, pageSize,
+            return heads.apply(branch).flatMap(head -> feed.poll(branch, head.commitId(), start, filter, budget,
                     limits.defaultCommitsPerPoll()));
         });
     }

@@ -19,20 +19,24 @@ public final class CommitDiff {
         this.stream = stream;
     }
 
-    public Mono<CommitChanges> page(GraphCommit commit, ChangeFilter filter, Optional<String> pageToken, int limit) {
+    Mono<CommitChanges> page(GraphCommit commit, ChangeFilter filter, Optional<String> pageToken, PageBudget budget) {
         return Mono.defer(() -> {
             Optional<CommitStream.Position> from = pageToken.map(token -> position(token, commit, filter));
             return stream.plan(commit, filter)
-                    .flatMap(planned -> stream.stream(planned, from, filter).take(limit + 1L).collectList())
+                    .flatMap(planned -> budget.take(stream.stream(planned, from, filter), CommitDiff::size).collectList())
                     .map(found -> {
-                        List<CommitStream.Positioned> page = found.subList(0, Math.min(limit, found.size()));
-                        Optional<String> next = found.size() > limit
+                        List<CommitStream.Positioned> page = found.subList(0, budget.pageSize(found, CommitDiff::size));
+                        Optional<String> next = found.size() > page.size()
                                 ? Optional.of(token(commit, filter, page.get(page.size() - 1).position()))
                                 : Optional.empty();
                         return new CommitChanges(ChangeCause.of(commit),
                                 page.stream().map(CommitStream.Positioned::change).toList(), next);
                     });
         });
+    }
+
+    private static long size(CommitStream.Positioned change) {
+        return PageBudget.estimate(change.change());
     }
 
     private static String token(GraphCommit commit, ChangeFilter filter, CommitStream.Position at) {

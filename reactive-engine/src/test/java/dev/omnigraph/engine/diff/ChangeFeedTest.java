@@ -23,7 +23,16 @@ import org.junit.jupiter.api.io.TempDir;
 class ChangeFeedTest {
     static final Duration WAIT = Duration.ofSeconds(60);
     static final String SCHEMA = "node Person {\n    name: String @key\n    age: I32?\n}\n";
-    static final String QUERIES = "query add($name: String) { insert Person { name: $name } }\n";
+    static final String QUERIES = """
+            query add($name: String) { insert Person { name: $name } }
+            query addMany($a: String, $b: String, $c: String, $d: String, $e: String) {
+                insert Person { name: $a }
+                insert Person { name: $b }
+                insert Person { name: $c }
+                insert Person { name: $d }
+                insert Person { name: $e }
+            }
+            """;
 
     @TempDir
     Path dir;
@@ -60,6 +69,37 @@ class ChangeFeedTest {
                 Optional.empty()).block(WAIT);
         assertThat(second.blocks()).extracting(b -> b.cause().graphCommitId()).containsExactly(c3);
         assertThat(second.caughtUp()).contains(true);
+    }
+
+    @Test
+    void pagesEndAtTheirByteBudgetAndAChangeLargerThanItComesAlone() {
+        String big = "c" + "x".repeat(3_000); // sorts between b1 and d1
+        String commit = graph.mutate("main", QUERIES, "addMany", Map.of("a", "a1", "b", "b1", "c", big, "d", "d1",
+                "e", "e1"), WriteOptions.DEFAULT).block(WAIT).commit().orElseThrow().id();
+        // Room for about three small changes (an estimate of ~150 bytes each), never for the 3 KB one and another.
+        Changes changes = graph.changes(new ChangeLimits(1_000, 8_192, 128, 512, 500));
+
+        List<List<String>> commitPages = new java.util.ArrayList<>();
+        Optional<String> token = Optional.empty();
+        do {
+            CommitChanges page = changes.commit(commit, ChangeFilter.ALL, token, Optional.empty()).block(WAIT);
+            commitPages.add(page.changes().stream().map(c -> c.id().length() > 10 ? "big" : c.id()).toList());
+            token = page.nextPageToken();
+        } while (token.isPresent());
+        assertThat(commitPages).containsExactly(List.of("a1", "b1"), List.of("big"), List.of("d1", "e1"));
+
+        List<List<String>> feedPages = new java.util.ArrayList<>();
+        FeedStart start = new FeedStart.After(graph.commits("main").collectList().block(WAIT).get(1).id());
+        FeedPage page;
+        do {
+            page = changes.poll("main", start, ChangeFilter.ALL, Optional.empty()).block(WAIT);
+            feedPages.add(page.blocks().stream().flatMap(b -> b.changes().stream())
+                    .map(c -> c.id().length() > 10 ? "big" : c.id()).toList());
+            start = page.nextPageToken().<FeedStart>map(FeedStart.Page::new).orElse(null);
+        } while (page.nextPageToken().isPresent());
+        assertThat(feedPages).containsExactly(List.of("a1", "b1"), List.of("big"), List.of("d1", "e1"));
+        assertThat(page.cursor()).isPresent();
+        assertThat(commit).isNotBlank();
     }
 
     @Test
