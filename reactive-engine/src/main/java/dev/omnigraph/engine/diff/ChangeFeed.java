@@ -56,13 +56,18 @@ public final class ChangeFeed {
             }
             Flux<Item> items = Flux.fromIterable(plan.pending())
                     .index()
-                    .concatMap(indexed -> stream.plan(indexed.getT2(), filter)
+                    .concatMap(indexed -> stream.plan(indexed.getT2(), parentIn(indexed.getT2(), byId), filter)
                             .flatMapMany(planned -> stream.stream(planned,
                                     indexed.getT1() == 0 ? plan.position() : Optional.empty(), filter))
                             .map(change -> new Item(indexed.getT2(), change)));
             return budget.take(items, ChangeFeed::size).collectList()
                     .map(taken -> page(branch, head, filter, plan, taken, budget.pageSize(taken, ChangeFeed::size)));
         });
+    }
+
+    /** The first parent of {@code commit} when the branch's history (already read) holds it. */
+    private static Optional<GraphCommit> parentIn(GraphCommit commit, Map<String, GraphCommit> byId) {
+        return commit.parentIds().stream().findFirst().map(byId::get);
     }
 
     /** The durable cursor that resumes {@code branch}'s feed right after {@code commitId}. */

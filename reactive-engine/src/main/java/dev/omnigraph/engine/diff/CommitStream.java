@@ -55,6 +55,11 @@ final class CommitStream {
      * whose columns differ across the commit (both before any change is produced, so no page fails half-way).
      */
     Mono<Planned> plan(GraphCommit commit, ChangeFilter filter) {
+        return plan(commit, Optional.empty(), filter);
+    }
+
+    /** As {@link #plan(GraphCommit, ChangeFilter)}, with the first parent when the caller already read it. */
+    Mono<Planned> plan(GraphCommit commit, Optional<GraphCommit> knownParent, ChangeFilter filter) {
         if (commit.parentIds().isEmpty()) {
             return Mono.error(new ChangeDiffRefused(ChangeDiffRefused.Reason.PARENTLESS_COMMIT, commit.id(),
                     Optional.empty(), "commit " + commit.id() + " has no parent (it created the graph); there is no"
@@ -64,8 +69,9 @@ final class CommitStream {
             return Mono.just(new Planned(commit, List.of())); // nothing to diff, so no manifest state is loaded
         }
         String parentId = commit.parentIds().get(0);
-        Mono<GraphCommit> parent = manifest.commitOn(commit.branchName(), parentId)
-                .flatMap(found -> found.map(Mono::just).orElseGet(() -> manifest.commit(parentId)));
+        Mono<GraphCommit> parent = knownParent.filter(p -> p.id().equals(parentId)).map(Mono::just)
+                .orElseGet(() -> manifest.commitOn(commit.branchName(), parentId)
+                        .flatMap(found -> found.map(Mono::just).orElseGet(() -> manifest.commit(parentId))));
         return parent.flatMap(p -> manifest.loadAt(p.branchName(), p.manifestVersion()))
                 .zipWith(manifest.loadAt(commit.branchName(), commit.manifestVersion()))
                 .flatMap(states -> Flux.fromIterable(touched(commit, filter))
