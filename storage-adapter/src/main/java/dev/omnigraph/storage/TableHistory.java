@@ -15,7 +15,8 @@ import java.util.Set;
  */
 public final class TableHistory {
     /** The compaction every maintenance path runs: default fragment size, deletions materialised past 10%. */
-    static final CompactionOptions COMPACTION = CompactionOptions.builder().withMaterializeDeletionsThreshold(0.1f).build();
+    static final CompactionOptions COMPACTION = CompactionOptions.builder().withMaterializeDeletionsThreshold(0.1f)
+            .withTargetRowsPerFragment(TieredCompaction.CEILING_ROWS).build();
 
     /** The operations a compaction commits: the reserve versions its tasks take, then the rewrite. */
     private static final Set<String> MAINTENANCE = Set.of("ReserveFragments", "Rewrite");

@@ -18,19 +18,24 @@ import java.util.List;
  * materialises deletions. So a compaction rewrites what was appended since the last one, not the table: the
  * versions kept for time travel before it share the settled fragments (and their index) with the versions after.
  * The threshold grows with the table (a sixteenth of its rows, at least {@link #FLOOR_ROWS}), so fragments stay
- * few: once the table outgrows them, settled fragments become unsettled again and merge (size tiers).
+ * few: once the table outgrows them, settled fragments become unsettled again and merge (size tiers). It stops
+ * growing at {@link #CEILING_ROWS}, the most rows a compaction writes into one fragment: a change to one row then
+ * makes a diff read the live row ids of at most that many rows, whatever the table's size (see
+ * {@link LanceFragmentDiff}).
  */
 final class TieredCompaction {
     /** A fragment of at least this many rows is never rewritten only to merge it. */
     static final long FLOOR_ROWS = 512;
     /** Settled fragments are at least 1/TIERS of the table, so there are about TIERS of them at most. */
     static final long TIERS = 16;
+    /** The largest fragment a compaction writes (Lance's own default is 1,048,576). */
+    static final long CEILING_ROWS = 1L << 17;
 
     private TieredCompaction() {
     }
 
     static long settledRows(long tableRows) {
-        return Math.max(FLOOR_ROWS, tableRows / TIERS);
+        return Math.min(CEILING_ROWS, Math.max(FLOOR_ROWS, tableRows / TIERS));
     }
 
     /** The tasks to run on {@code dataset}'s current version (empty: nothing to compact). */

@@ -465,6 +465,23 @@ class LanceTableStorageTest extends LanceStorageTestBase {
     }
 
     @Test
+    void aCompactionWritesNoFragmentAboveTheCeiling() {
+        // A fragment is what a diff of a one-row change reads the live row ids of: its size is bounded.
+        TableSnapshot at = createPeople("ceiling");
+        // 20 fragments of 8,000 rows, each under the settled size of a 160,000-row table: all of them merge.
+        int rows = 160_000;
+        for (int from = 0; from < rows; from += 8_000) at = appendCommitted(at, people(from, from + 8_000));
+
+        long compacted = storage.compactFragments(at.ref()).block().orElseThrow();
+
+        TableSnapshot after = storage.open(at.ref(), OptionalLong.of(compacted)).block();
+        assertThat(after.rowCount()).isEqualTo(rows);
+        assertThat(storage.liveRowsByFragment(after).block().values()).as("rows per fragment")
+                .hasSizeLessThan(20).allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(TieredCompaction.CEILING_ROWS));
+        assertThat(TieredCompaction.settledRows(10_000_000L)).isEqualTo(TieredCompaction.CEILING_ROWS);
+    }
+
+    @Test
     void compactionIsPlannedThenLandsReserveVersionsAndARewriteThatHistoryNamesAsMaintenance() {
         TableSnapshot created = createPeople("compacted");
         TableRef ref = created.ref();
