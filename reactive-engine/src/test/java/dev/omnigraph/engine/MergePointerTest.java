@@ -102,19 +102,35 @@ class MergePointerTest extends MergeFixture {
     }
 
     @Test
-    void aPointerOnlyAdoptIsBoundByTheMemoryItValidatesNotByRowsPerCommit() {
+    void aFastForwardByPointerHoldsNothingWhileAThreeWayPointerAdoptIsBoundByWhatItValidates() {
         load("main", LoadMode.MERGE, person("Ann", 10), person("Dan", 4), person("Eve", 5));
+        // Bounds no delta fits: 2 entities per commit, 40 estimated bytes of validated changes.
+        graph.withLimits(new WriteLimits(2, 40));
+        var calls = counter.snapshot();
+
+        MergeResult fastForward = merge("main", "g");
+
+        // The merged image is main's own: nothing validated, nothing held, so neither bound applies; the delta is
+        // only counted, and nothing but the manifest is staged and committed.
+        assertThat(fastForward.outcome()).isEqualTo(MergeOutcome.FAST_FORWARD);
+        assertThat(fastForward.affectedNodes()).isEqualTo(3);
+        assertThat(StorageCallCounter.delta(calls, counter.snapshot())).containsEntry("stage", 1L).containsEntry("commit", 1L);
+        assertThat(column("g", "node:Person", "age")).isEqualTo(column("main", "node:Person", "age"));
+
+        // Three-way (g moved too, on another type): the adopted Person delta is validated, within the byte bound.
+        graph.withLimits(WriteLimits.DEFAULT);
+        load("g", LoadMode.MERGE, "{\"type\":\"Company\",\"data\":{\"name\":\"Initech\"}}");
+        load("main", LoadMode.MERGE, person("Fay", 6), person("Gus", 7), person("Hal", 8));
         String before = head("g");
-        // The estimated bytes the validation holds are bounded (a 413 before any effect)...
         graph.withLimits(new WriteLimits(WriteLimits.DEFAULT.maxEntitiesPerTable(), 40));
         assertThatThrownBy(() -> merge("main", "g")).isInstanceOf(ResourceLimitExceeded.class);
         assertThat(head("g")).isEqualTo(before);
-        // ...but nothing is written, so the rows-per-commit bound of a written table does not apply.
+        // ...but nothing is written to Person, so the rows-per-commit bound of a written table does not apply.
         graph.withLimits(new WriteLimits(2, WriteLimits.DEFAULT.maxArrowBytesPerTable()));
 
         MergeResult merged = merge("main", "g");
 
-        assertThat(merged.outcome()).isEqualTo(MergeOutcome.FAST_FORWARD);
+        assertThat(merged.outcome()).isEqualTo(MergeOutcome.MERGED);
         assertThat(merged.affectedNodes()).isEqualTo(3);
         assertThat(column("g", "node:Person", "age")).isEqualTo(column("main", "node:Person", "age"));
     }

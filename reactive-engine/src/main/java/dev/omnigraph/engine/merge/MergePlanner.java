@@ -61,7 +61,7 @@ final class MergePlanner {
                     boolean fastForward = base.id().equals(targetHead);
                     Mono<ManifestState> baseState = fastForward ? Mono.just(target.state())
                             : ctx.manifest().loadAt(base.branchName(), base.manifestVersion());
-                    return baseState.flatMap(state -> changes(state, source.state(), target))
+                    return baseState.flatMap(state -> changes(state, source.state(), target, fastForward))
                             .map(changes -> new Plan(fastForward ? MergeOutcome.FAST_FORWARD : MergeOutcome.MERGED,
                                     changes.merging(sourceHead)));
                 });
@@ -71,11 +71,17 @@ final class MergePlanner {
         return token.effectiveHead().orElseThrow(() -> new BadRequest("branch '" + token.branch() + "' has no commits"));
     }
 
-    private Mono<ChangeSet> changes(ManifestState base, ManifestState source, WriteToken targetToken) {
+    /**
+     * The change set of the merge. A fast-forward's merged image is the source's own, a published (hence valid)
+     * graph: it is not validated again, and a type it adopts by pointer is only counted (its delta streams past, no
+     * row held), so such a merge stays metadata-only in what it writes and holds, whatever the delta's size.
+     */
+    private Mono<ChangeSet> changes(ManifestState base, ManifestState source, WriteToken targetToken, boolean fastForward) {
         ManifestState target = targetToken.state();
         List<String> keys = ctx.catalog().tables().stream().map(CatalogTable::tableKey).sorted().toList();
         List<MergeConflicts.Conflict> conflicts = new ArrayList<>();
         List<TableChange> changes = new ArrayList<>();
+        List<PointerSwitch> counted = new ArrayList<>();
         Map<String, Long> counts = new HashMap<>();
         RowMerge.Bound validated = new RowMerge.Bound.ValidatedBytes(ctx.limits().maxArrowBytesPerTable(), new AtomicLong());
         // A written table commits as a chain of chunks (WriteLimitCheck caps their count exactly); this stops the
@@ -86,23 +92,36 @@ final class MergePlanner {
         java.util.Set<String> byPointer = keys.stream().filter(key -> pointerAdopt(key, base, source, targetToken))
                 .collect(java.util.stream.Collectors.toSet());
         return Flux.fromIterable(keys)
-                .concatMap(key -> table(key, live(base, key), live(source, key), live(target, key),
-                        byPointer.contains(key) ? validated : written)
-                        .doOnNext(result -> {
-                            conflicts.addAll(result.conflicts());
-                            if (!result.isEmpty()) {
-                                TableEntry pin = live(target, key).orElseThrow();
-                                // Proven-new rows only: appended (no id lookup, no deletion vectors).
-                                TableChange.Kind kind = result.insertsOnly() ? TableChange.Kind.APPEND : TableChange.Kind.ROW_DELTA;
-                                changes.add(new TableChange(pin, kind, result.writes(), result.deletes()));
-                                counts.put(key, (long) (result.writes().size() + result.deletes().size()));
+                .concatMap(key -> {
+                    if (fastForward && byPointer.contains(key)) {
+                        return delta(live(base, key), live(source, key)).count().doOnNext(entities -> {
+                            if (entities > 0) {
+                                counted.add(new PointerSwitch(live(target, key).orElseThrow(), live(source, key).orElseThrow()));
+                                counts.put(key, entities);
                             }
-                        }))
+                        }).then();
+                    }
+                    return table(key, live(base, key), live(source, key), live(target, key),
+                            byPointer.contains(key) ? validated : written)
+                            .doOnNext(result -> {
+                                conflicts.addAll(result.conflicts());
+                                if (!result.isEmpty()) {
+                                    TableEntry pin = live(target, key).orElseThrow();
+                                    // Proven-new rows only: appended (no id lookup, no deletion vectors).
+                                    TableChange.Kind kind = result.insertsOnly() ? TableChange.Kind.APPEND : TableChange.Kind.ROW_DELTA;
+                                    changes.add(new TableChange(pin, kind, result.writes(), result.deletes()));
+                                    counts.put(key, (long) (result.writes().size() + result.deletes().size()));
+                                }
+                            }).then();
+                })
                 .then(Mono.defer(() -> {
                     if (!conflicts.isEmpty()) {
                         return Mono.error(new MergeConflicts(conflicts));
                     }
                     ChangeSet planned = ChangeSet.counted(changes, counts, false);
+                    if (fastForward) {
+                        return Mono.just(planned.withPointers(counted)); // every pointer adopt was counted above
+                    }
                     return new MergeValidation(ctx, target).conflicts(planned).flatMap(invalid -> invalid.isEmpty()
                             ? Mono.just(switchPointers(planned, byPointer, source))
                             : Mono.error(new MergeConflicts(invalid)));
