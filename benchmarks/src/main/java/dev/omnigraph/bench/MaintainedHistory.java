@@ -1,5 +1,6 @@
 package dev.omnigraph.bench;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.cleanup.CleanupOptions;
 import dev.omnigraph.engine.cleanup.CleanupReport;
@@ -42,8 +43,8 @@ final class MaintainedHistory implements Scenario {
                 .unit("ms per operation");
         Path dir = ctx.workDir(name());
         Path root = dir.resolve("graph");
-        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), root, Workload.SCHEMA))
-                .minorCompactionEvery(MinorCompactions.EVERY_WRITES);
+        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), root, Workload.SCHEMA));
+        HandleInternals.of(graph).minorCompactionEvery(MinorCompactions.EVERY_WRITES);
         long budgetNanos = (long) (ctx.options().historyBudgetMinutes() * 60e9);
         long began = System.nanoTime();
         int notes = 0;

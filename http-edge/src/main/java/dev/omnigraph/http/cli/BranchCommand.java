@@ -71,7 +71,7 @@ final class BranchCommand extends CommandGroup {
         public Integer call() {
             OmnigraphCli cli = parent.cli;
             Omnigraph graph = Cli.open(cli, root, OpenMode.READ_ONLY);
-            List<BranchIdentity> branches = graph.branches().block();
+            List<BranchIdentity> branches = graph.branches().list().block();
             if (json) {
                 ObjectNode out = Json.object();
                 var names = out.putArray("branches");

@@ -78,7 +78,7 @@ final class LoadCommand implements Callable<Integer> {
             throw new dev.omnigraph.storage.error.NotFound("file", data.toString(), "data file " + data + " does not exist");
         }
         graph = Cli.open(cli, root, OpenMode.READ_WRITE);
-        branchCreated = graph.ensureBranch(flags.branch, Optional.ofNullable(from)).block();
+        branchCreated = from != null && graph.branches().ensure(flags.branch, from).block();
         LoadOptions options = flags.actor == null ? LoadOptions.DEFAULT : LoadOptions.DEFAULT.actor(flags.actor);
         if (chunkSize != null) {
             return loadInChunks(graph, loadMode, options);

@@ -69,7 +69,7 @@ final class ReadRoutes {
     }
 
     private static Mono<Void> branches(Exchange ex, Omnigraph graph, Map<String, String> vars) {
-        return graph.branches().flatMap(list -> {
+        return graph.branches().list().flatMap(list -> {
             ObjectNode out = Json.object();
             ArrayNode names = out.putArray("branches");
             list.stream().map(BranchIdentity::name).forEach(names::add);
