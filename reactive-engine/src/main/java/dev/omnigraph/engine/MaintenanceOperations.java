@@ -106,6 +106,14 @@ public final class MaintenanceOperations {
             this.force = force;
         }
 
+        /** The mode of the CLI's {@code --confirm} and {@code --force} flags; {@code force} needs {@code confirm}. */
+        public static RepairDrift of(boolean confirm, boolean force) {
+            if (force && !confirm) {
+                throw new dev.omnigraph.storage.error.BadRequest("repair --force needs --confirm");
+            }
+            return force ? FORCE : confirm ? CONFIRM : REPORT;
+        }
+
         /** Whether drift is published. */
         public boolean confirm() {
             return confirm;

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.engine.MaintenanceOperations;
 import dev.omnigraph.engine.LoadOptions;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
@@ -62,7 +63,8 @@ final class LoadCommand implements Callable<Integer> {
     public Integer call() {
         Integer loaded = load();
         if (index && loaded == OmnigraphCli.OK) {
-            var ensured = graph.ensureIndexes(flags.branch, Optional.ofNullable(flags.actor)).block();
+            var ensured = graph.maintenance()
+                    .ensureIndexes(new MaintenanceOperations.Target(flags.branch, Optional.ofNullable(flags.actor))).block();
             if (flags.json) {
                 cli.out.println(Json.text(dev.omnigraph.http.wire.IndexShapes.ensured(ensured)));
             } else {
