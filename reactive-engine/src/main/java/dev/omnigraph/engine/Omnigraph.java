@@ -121,7 +121,7 @@ public final class Omnigraph implements AutoCloseable {
      * settings from the environment). Other schemes are a {@code BadRequest}.
      */
     public static OmnigraphBuilder at(URI root) {
-        return OmnigraphBuilder.at(GraphRoot.parse(root.toString()));
+        return OmnigraphBuilder.at(OmnigraphBuilder.rootOf(root));
     }
 
     /** A builder for the graph at {@code root}, a local directory or an S3 prefix with its settings. */

@@ -4,6 +4,7 @@ import dev.omnigraph.engine.read.QueryLimits;
 import dev.omnigraph.engine.write.IdempotencySettings;
 import dev.omnigraph.engine.write.WriteLimits;
 import dev.omnigraph.storage.Failpoints;
+import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.lease.LeaseSettings;
 import dev.omnigraph.storage.root.GraphRoot;
 import java.net.URI;
@@ -40,6 +41,18 @@ public final class OmnigraphBuilder {
 
     static OmnigraphBuilder at(GraphRoot root) {
         return new OmnigraphBuilder(root, null, null, HandleSettings.DEFAULTS);
+    }
+
+    /** The root a URI names; a {@code file:/dir} URI (java.io.File's form) as well as {@code file:///dir}. */
+    static GraphRoot rootOf(URI uri) {
+        if (!"file".equalsIgnoreCase(uri.getScheme()) || uri.getAuthority() != null) {
+            return GraphRoot.parse(uri.toString()); // s3://, file://host/… (refused there), plain paths
+        }
+        try {
+            return new GraphRoot.Local(Path.of(uri));
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest("graph root: '" + uri + "' is not a valid file: URI (" + e.getMessage() + ")");
+        }
     }
 
     /** Where the graph lives: its local directory or its S3 prefix. */

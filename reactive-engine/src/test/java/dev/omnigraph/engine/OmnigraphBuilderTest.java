@@ -63,9 +63,11 @@ class OmnigraphBuilderTest {
         Path local = dir.resolve("g");
         assertThat(Omnigraph.at(local).root()).isEqualTo(new GraphRoot.Local(local));
         assertThat(Omnigraph.at(local.toUri()).root()).isEqualTo(new GraphRoot.Local(local));
+        assertThat(Omnigraph.at(URI.create("file:" + local)).root()).isEqualTo(new GraphRoot.Local(local));
         assertThat(Omnigraph.at(URI.create("s3://bucket/graphs/g")).root()).isInstanceOfSatisfying(GraphRoot.S3.class,
                 s3 -> assertThat(s3.displayUri()).isEqualTo("s3://bucket/graphs/g"));
         assertThatThrownBy(() -> Omnigraph.at(URI.create("http://example.com/g"))).isInstanceOf(BadRequest.class);
+        assertThatThrownBy(() -> Omnigraph.at(URI.create("file:relative"))).isInstanceOf(BadRequest.class);
     }
 
     @Test
