@@ -75,8 +75,9 @@ final class BlobRange implements Scenario {
         GraphRoot root = new GraphRoot.Local(ctx.workDir(name()).resolve("graph"));
         // The default per-commit limit (32 MiB of estimated Arrow bytes per table) refuses a 100 MB blob in one
         // insert; this handle's writes may stage up to twice the blob.
-        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), root, SCHEMA))
-                .withLimits(new WriteLimits(WriteLimits.DEFAULT.maxEntitiesPerTable(), 2L * size + (1 << 20)));
+        Omnigraph graph = ctx.run(() -> Omnigraph.at(root).services(ctx.services())
+                .writeLimits(new WriteLimits(WriteLimits.DEFAULT.maxEntitiesPerTable(), 2L * size + (1 << 20)))
+                .init(SCHEMA));
         try {
             String payload = "base64:" + Base64.getEncoder().encodeToString(blob);
             long started = System.nanoTime();

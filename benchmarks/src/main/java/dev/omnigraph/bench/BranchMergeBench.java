@@ -1,5 +1,6 @@
 package dev.omnigraph.bench;
 
+import dev.omnigraph.engine.BranchOperations;
 import dev.omnigraph.engine.LoadOptions;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.WriteOptions;
@@ -53,13 +54,14 @@ final class BranchMergeBench implements Scenario {
             int third = n / 3;
             for (int rep = 0; rep < reps; rep++) {
                 Path repDir = dir.resolve("n" + n + "-" + rep);
-                Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), repDir.resolve("graph"), Workload.SCHEMA));
+                Omnigraph graph = ctx.run(() -> Omnigraph.at(repDir.resolve("graph"))
+                        .services(ctx.services()).init(Workload.SCHEMA));
                 Schema schema = Workload.schemaOf(graph, "node:Person");
                 // Base: persons [0, 3n): [0, third) are deleted on the branch (age 1000), [third, 2·third) updated.
                 List<Map<String, Object>> base = new ArrayList<>();
                 for (int i = 0; i < 3 * n; i++) base.add(Workload.personRow(schema, Workload.personName(i), i < third ? 1000 : 1));
                 load(ctx, graph, "main", base, schema);
-                ctx.run(() -> graph.createBranch("f", Optional.empty()));
+                ctx.run(() -> graph.branches().create("f"));
                 List<Map<String, Object>> upserts = new ArrayList<>();
                 for (int i = third; i < 2 * third; i++) upserts.add(Workload.personRow(schema, Workload.personName(i), 2));
                 for (int i = 0; i < third; i++) upserts.add(Workload.personRow(schema, "new" + i, 3));
@@ -68,7 +70,7 @@ final class BranchMergeBench implements Scenario {
                 List<Map<String, Object>> unrelated = new ArrayList<>();
                 for (int i = 0; i < n; i++) unrelated.add(Workload.personRow(schema, "main" + i, 4));
                 load(ctx, graph, "main", unrelated, schema);
-                ctx.run(() -> graph.createBranch("g", Optional.empty())); // untouched: later merges main by pointer
+                ctx.run(() -> graph.branches().create("g")); // untouched: later merges main by pointer
                 List<String> deletes = new ArrayList<>();
                 for (int i = 0; i < third; i++) deletes.add(Workload.personName(i));
 
@@ -80,11 +82,11 @@ final class BranchMergeBench implements Scenario {
                             .flatMap(snapshot -> tables.stageDelete(snapshot, SqlLiterals.inList("id", deletes), Map.of()))
                             .flatMap(handle -> tables.commitStaged(handle.orElseThrow())));
                 });
-                MergeResult result = ctx.measure(merge, () -> graph.mergeBranch("f", "main", false, Optional.empty()));
+                MergeResult result = ctx.measure(merge, () -> graph.branches().merge(BranchOperations.Merge.of("f", "main")));
                 if (result.outcome() != MergeOutcome.MERGED || result.affectedNodes() != 3L * third) {
                     throw new IllegalStateException("merge of N=" + n + " gave " + result);
                 }
-                MergeResult adopted = ctx.measure(pointer, () -> graph.mergeBranch("main", "g", false, Optional.empty()));
+                MergeResult adopted = ctx.measure(pointer, () -> graph.branches().merge(BranchOperations.Merge.of("main", "g")));
                 if (adopted.outcome() != MergeOutcome.FAST_FORWARD || adopted.affectedNodes() != 3L * third) {
                     throw new IllegalStateException("pointer-only merge of N=" + n + " gave " + adopted);
                 }

@@ -28,11 +28,11 @@ final class Branches implements Scenario {
                 + "first write on a fresh branch vs a write on main.").unit("ms per operation");
         Path dir = ctx.workDir(name());
 
-        Omnigraph small = ctx.run(() -> Omnigraph.init(ctx.services(), dir.resolve("small"), Workload.SCHEMA));
+        Omnigraph small = ctx.run(() -> Omnigraph.at(dir.resolve("small")).services(ctx.services()).init(Workload.SCHEMA));
         Series shallow = report.row("create: 3 tables, 1 commit", null);
         for (int r = 0; r < reps; r++) {
             String branch = String.format("s%03d", r); // fixed width: no name a prefix of another (LanceBranchNames)
-            ctx.measure(shallow, () -> small.createBranch(branch, Optional.empty()));
+            ctx.measure(shallow, () -> small.branches().create(branch));
         }
         for (int i = 0; i < deep; i++) {
             String text = "n" + i;
@@ -41,14 +41,14 @@ final class Branches implements Scenario {
         Series deepRow = report.row(String.format(Locale.ROOT, "create: 3 tables, %,d commits", deep + 1), shallow.name());
         for (int r = 0; r < reps; r++) {
             String branch = String.format("d%03d", r);
-            ctx.measure(deepRow, () -> small.createBranch(branch, Optional.empty()));
+            ctx.measure(deepRow, () -> small.branches().create(branch));
         }
 
-        Omnigraph wide = ctx.run(() -> Omnigraph.init(ctx.services(), dir.resolve("wide"), wideSchema(manyTables)));
+        Omnigraph wide = ctx.run(() -> Omnigraph.at(dir.resolve("wide")).services(ctx.services()).init(wideSchema(manyTables)));
         Series wideRow = report.row(String.format(Locale.ROOT, "create: %d tables, 1 commit", manyTables), shallow.name());
         for (int r = 0; r < reps; r++) {
             String branch = String.format("w%03d", r);
-            ctx.measure(wideRow, () -> wide.createBranch(branch, Optional.empty()));
+            ctx.measure(wideRow, () -> wide.branches().create(branch));
         }
 
         Series onMain = report.row("write: insert Person on main", null);
@@ -56,7 +56,7 @@ final class Branches implements Scenario {
         Series laterOnBranch = report.row("write: second insert Person on that branch", onMain.name());
         for (int r = 0; r < reps; r++) {
             String branch = String.format("f%03d", r);
-            ctx.run(() -> small.createBranch(branch, Optional.empty()));
+            ctx.run(() -> small.branches().create(branch));
             int age = r;
             ctx.measure(onMain, () -> Workload.addPerson(small, "m" + age, age));
             ctx.measure(firstOnBranch, () -> addPerson(small, branch, "b" + age, age));

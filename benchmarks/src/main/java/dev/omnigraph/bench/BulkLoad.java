@@ -1,5 +1,6 @@
 package dev.omnigraph.bench;
 
+import dev.omnigraph.engine.MaintenanceOperations;
 import dev.omnigraph.engine.LoadOptions;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.load.LoadMode;
@@ -83,7 +84,8 @@ final class BulkLoad implements Scenario {
         for (int rep = 0; rep < warmup + reps; rep++) {
             boolean measured = rep >= warmup;
             Path repDir = dir.resolve("rep-" + rep);
-            Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), repDir.resolve("graph"), Workload.SCHEMA));
+            Omnigraph graph = ctx.run(() -> Omnigraph.at(repDir.resolve("graph"))
+                        .services(ctx.services()).init(Workload.SCHEMA));
             Schema personSchema = Workload.schemaOf(graph, "node:Person");
             Schema knowsSchema = Workload.schemaOf(graph, "edge:Knows");
             List<List<Map<String, Object>>> personRows = new ArrayList<>();
@@ -122,7 +124,7 @@ final class BulkLoad implements Scenario {
             if (rows != persons) {
                 throw new IllegalStateException("after the loads node:Person has " + rows + " rows, expected " + persons);
             }
-            ctx.run(() -> graph.ensureIndexes("main", Optional.empty()));
+            ctx.run(() -> graph.maintenance().ensureIndexes(MaintenanceOperations.Target.main()));
             timed(ctx, measured ? indexedAppend : null, commits,
                     () -> loadAll(ctx, graph, LoadMode.APPEND, moreNodeFiles, moreEdgeFiles));
             if (neo4j.isPresent()) {

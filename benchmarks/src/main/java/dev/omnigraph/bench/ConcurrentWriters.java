@@ -68,7 +68,8 @@ final class ConcurrentWriters implements Scenario {
             for (int r = 0; r < (warmup ? 1 : rounds); r++) {
                 // A fresh graph per round: per-write cost grows with history (see history-depth).
                 Path roundDir = dir.resolve("level-" + level + "-round-" + r + (warmup ? "-warmup" : ""));
-                Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), roundDir.resolve("graph"), Workload.SCHEMA));
+                Omnigraph graph = ctx.run(() -> Omnigraph.at(roundDir.resolve("graph"))
+                        .services(ctx.services()).init(Workload.SCHEMA));
                 Schema person = Workload.schemaOf(graph, "node:Person");
                 TableRef raw = Workload.rawTable(ctx, roundDir.resolve("raw-person"), person);
                 Set<String> acknowledged = ConcurrentHashMap.newKeySet();

@@ -39,7 +39,7 @@ final class HistoryDepth implements Scenario {
             }
         }
         Path dir = ctx.workDir(name());
-        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), dir.resolve("graph"), Workload.SCHEMA));
+        Omnigraph graph = ctx.run(() -> Omnigraph.at(dir.resolve("graph")).services(ctx.services()).init(Workload.SCHEMA));
         Schema note = Workload.schemaOf(graph, "node:Note");
         TableRef raw = Workload.rawTable(ctx, dir.resolve("raw-note"), note);
         long budgetNanos = (long) (ctx.options().historyBudgetMinutes() * 60e9);

@@ -1,5 +1,6 @@
 package dev.omnigraph.bench;
 
+import dev.omnigraph.engine.MaintenanceOperations;
 import dev.omnigraph.engine.GraphSnapshot;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.QueryOutput;
@@ -59,9 +60,9 @@ final class IndexedPointRead implements Scenario {
         lookups(ctx, graph, tables, ref, plain.version(), persons, rawPlain, oursPlain);
 
         long started = System.nanoTime();
-        ctx.run(() -> graph.ensureIndexes("main", Optional.empty()));
+        ctx.run(() -> graph.maintenance().ensureIndexes(MaintenanceOperations.Target.main()));
         // Indexes the loads built cover the first load's fragments only; optimize adds segments for the rest.
-        ctx.run(() -> graph.optimize(Optional.empty()));
+        ctx.run(() -> graph.maintenance().optimize(MaintenanceOperations.Target.main()));
         long ensureMs = (System.nanoTime() - started) / 1_000_000;
         TableInfo indexed = person(ctx, graph, ReadTarget.main());
         Series rawIndexed = report.row(RAW_INDEXED + at, RAW_PLAIN + at);

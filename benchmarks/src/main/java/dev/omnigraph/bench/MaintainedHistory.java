@@ -1,5 +1,7 @@
 package dev.omnigraph.bench;
 
+import dev.omnigraph.engine.MaintenanceOperations;
+import dev.omnigraph.engine.internal.HandleInternals;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.cleanup.CleanupOptions;
 import dev.omnigraph.engine.cleanup.CleanupReport;
@@ -42,8 +44,8 @@ final class MaintainedHistory implements Scenario {
                 .unit("ms per operation");
         Path dir = ctx.workDir(name());
         Path root = dir.resolve("graph");
-        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), root, Workload.SCHEMA))
-                .minorCompactionEvery(MinorCompactions.EVERY_WRITES);
+        Omnigraph graph = ctx.run(() -> Omnigraph.at(root).services(ctx.services()).init(Workload.SCHEMA));
+        HandleInternals.of(graph).minorCompactionEvery(MinorCompactions.EVERY_WRITES);
         long budgetNanos = (long) (ctx.options().historyBudgetMinutes() * 60e9);
         long began = System.nanoTime();
         int notes = 0;
@@ -66,17 +68,18 @@ final class MaintainedHistory implements Scenario {
             String at = String.format(Locale.ROOT, "%,d", commits);
             double buildMinutes = (System.nanoTime() - segmentBegan) / 60e9;
             Series optimize = report.row("optimize @ " + at, null);
-            OptimizeResult optimized = ctx.measure(optimize, () -> graph.optimize(Optional.empty()));
+            OptimizeResult optimized = ctx.measure(optimize,
+                    () -> graph.maintenance().optimize(MaintenanceOperations.Target.main()));
             optimized.compacted().forEach(table -> optimize.note(String.format(Locale.ROOT, "%s: %,d → %,d fragments",
                     table.tableKey(), table.fragmentsBefore(), table.fragmentsAfter())));
             commits += optimized.commitId().isPresent() ? 1 : 0;
             Series cleanup = report.row("cleanup --keep " + KEEP + " @ " + at, null);
-            CleanupReport cleaned = ctx.measure(cleanup, () -> graph.cleanup(
+            CleanupReport cleaned = ctx.measure(cleanup, () -> graph.maintenance().cleanup(
                     CleanupOptions.of(OptionalInt.of(KEEP), Optional.empty(), true).withOrphanGrace(Duration.ZERO)));
             long onDisk = BenchContext.bytesUnder(root);
             long manifest = BenchContext.bytesUnder(root.resolve("__manifest"));
             // What the newest 10 commits' time travel costs: a --keep 1 preview reports what it would also free.
-            long keepOneFloor = onDisk - ctx.run(() -> graph.cleanup(CleanupOptions.of(OptionalInt.of(1), Optional.empty(),
+            long keepOneFloor = onDisk - ctx.run(() -> graph.maintenance().cleanup(CleanupOptions.of(OptionalInt.of(1), Optional.empty(),
                     false))).bytes();
             long live = liveBytes(ctx, dir.resolve("live"), notes);
             String disk = String.format(Locale.ROOT, "reclaimed %,d versions, %,d files, %.2f MB; on disk %.2f MB (of it "
@@ -117,7 +120,7 @@ final class MaintainedHistory implements Scenario {
             // The NDJSON files sit beside dir/graph (not counted) and go with dir below.
             Omnigraph fresh = Workload.seeded(ctx, new GraphRoot.Local(dir.resolve("graph")), Workload.SCHEMA, dir,
                     "notes", notes, LOAD_CHUNK, i -> "{\"type\":\"Note\",\"data\":{\"text\":\"h" + i + "\"}}");
-            ctx.run(() -> fresh.optimize(Optional.empty()));
+            ctx.run(() -> fresh.maintenance().optimize(MaintenanceOperations.Target.main()));
             fresh.close();
             ctx.log("maintained-history live data by part: " + DiskComposition.of(dir.resolve("graph")));
             return BenchContext.bytesUnder(dir.resolve("graph"));

@@ -1,5 +1,6 @@
 package dev.omnigraph.bench;
 
+import dev.omnigraph.engine.MaintenanceOperations;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.TableInfo;
 import dev.omnigraph.engine.schema.IndexPlan;
@@ -61,9 +62,9 @@ final class NearestBench implements Scenario {
         }
 
         long started = System.nanoTime();
-        ctx.run(() -> graph.ensureIndexes("main", Optional.empty()));
+        ctx.run(() -> graph.maintenance().ensureIndexes(MaintenanceOperations.Target.main()));
         // Indexes the loads built cover the first load's fragments only; optimize adds segments for the rest.
-        ctx.run(() -> graph.optimize(Optional.empty()));
+        ctx.run(() -> graph.maintenance().optimize(MaintenanceOperations.Target.main()));
         long ensureMs = (System.nanoTime() - started) / 1_000_000;
         TableInfo indexed = SearchWorkload.docs(ctx, graph);
         Series rawAnn = report.row(RAW_ANN, RAW_FLAT);

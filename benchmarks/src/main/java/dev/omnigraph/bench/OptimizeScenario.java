@@ -1,5 +1,6 @@
 package dev.omnigraph.bench;
 
+import dev.omnigraph.engine.MaintenanceOperations;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.QueryOutput;
 import dev.omnigraph.engine.ReadTarget;
@@ -29,7 +30,7 @@ final class OptimizeScenario implements Scenario {
         ScenarioReport report = new ScenarioReport(name(), "One single-row write and one full Note read after "
                 + depth + " single-row writes, before and after one optimize.").unit("ms per operation");
         Path dir = ctx.workDir(name());
-        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), dir.resolve("graph"), Workload.SCHEMA));
+        Omnigraph graph = ctx.run(() -> Omnigraph.at(dir.resolve("graph")).services(ctx.services()).init(Workload.SCHEMA));
         long began = System.nanoTime();
         for (int i = 0; i < depth; i++) {
             String text = "h" + i;
@@ -41,7 +42,8 @@ final class OptimizeScenario implements Scenario {
         Series readBefore = report.row("count every Note, before optimize", null);
         measure(ctx, graph, writeBefore, readBefore, reps, "b");
         Series optimize = report.row("optimize (one run)", null);
-        OptimizeResult result = ctx.measure(optimize, () -> graph.optimize(Optional.empty()));
+        OptimizeResult result = ctx.measure(optimize,
+                    () -> graph.maintenance().optimize(MaintenanceOperations.Target.main()));
         result.compacted().forEach(table -> optimize.note(String.format(Locale.ROOT, "%s: %,d → %,d fragments",
                 table.tableKey(), table.fragmentsBefore(), table.fragmentsAfter())));
         Series writeAfter = report.row("insert Note, after optimize", writeBefore.name());

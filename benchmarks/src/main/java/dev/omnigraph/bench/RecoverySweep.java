@@ -1,5 +1,6 @@
 package dev.omnigraph.bench;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.StorageServices;
@@ -55,20 +56,20 @@ final class RecoverySweep implements Scenario {
             for (int l = 0; l < levels.size(); l++) {
                 // A fresh graph per open: every rollback publishes a commit, and per-write cost grows with history.
                 Path root = dir.resolve("rep-" + rep + "-level-" + l).resolve("graph");
-                ctx.run(() -> Omnigraph.init(ctx.services(), root, schema.toString())).close();
+                ctx.run(() -> Omnigraph.at(root).services(ctx.services()).init(schema.toString())).close();
                 strand(ctx, root, queries.toString(), levels.get(l));
                 // A read-only handle lists the directory itself (a read-write one answers from its in-memory view).
-                Omnigraph observer = ctx.run(() -> Omnigraph.open(ctx.services(), root, OpenMode.READ_ONLY));
-                int pending = ctx.run(() -> observer.pendingSidecars().count()).intValue();
+                Omnigraph observer = ctx.run(() -> Omnigraph.at(root).services(ctx.services()).open(OpenMode.READ_ONLY));
+                int pending = ctx.run(() -> HandleInternals.of(observer).pendingSidecars().count()).intValue();
                 if (pending != levels.get(l)) {
                     throw new IllegalStateException(pending + " sidecars pending, expected " + levels.get(l));
                 }
                 Series row = rep >= warmup ? rows.get(l) : null;
                 Omnigraph opened = row == null
-                        ? ctx.run(() -> Omnigraph.open(ctx.services(), root, OpenMode.READ_WRITE))
-                        : ctx.measure(row, () -> Omnigraph.open(ctx.services(), root, OpenMode.READ_WRITE));
+                        ? ctx.run(() -> Omnigraph.at(root).services(ctx.services()).open(OpenMode.READ_WRITE))
+                        : ctx.measure(row, () -> Omnigraph.at(root).services(ctx.services()).open(OpenMode.READ_WRITE));
                 opened.close();
-                long left = ctx.run(() -> observer.pendingSidecars().count());
+                long left = ctx.run(() -> HandleInternals.of(observer).pendingSidecars().count());
                 if (left != 0) {
                     throw new IllegalStateException(left + " sidecars still pending after a read-write open");
                 }
@@ -98,9 +99,9 @@ final class RecoverySweep implements Scenario {
         for (int t = 0; t < count; t++) {
             // A fresh handle per stuck write: its open loads the (hidden, so empty) sidecar directory into the
             // process's view; a handle that had just stranded a sidecar would see it there and refuse the next write.
-            Omnigraph writer = ctx.run(() -> Omnigraph.open(hiding, root, OpenMode.READ_WRITE));
-            writer.failpoints().arm("mutation.after_commit:1", new Failpoints.Action.Error());
-            writer.failpoints().arm("recovery.before_plan_write", new Failpoints.Action.Error());
+            Omnigraph writer = ctx.run(() -> Omnigraph.at(root).services(hiding).open(OpenMode.READ_WRITE));
+            HandleInternals.of(writer).failpoints().arm("mutation.after_commit:1", new Failpoints.Action.Error());
+            HandleInternals.of(writer).failpoints().arm("recovery.before_plan_write", new Failpoints.Action.Error());
             String query = "w" + t;
             Optional<Throwable> failure = ctx.run(() -> writer.mutate("main", queries, query, Map.of("n", "stuck"),
                             WriteOptions.DEFAULT)

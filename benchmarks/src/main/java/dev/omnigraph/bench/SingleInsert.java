@@ -42,7 +42,7 @@ final class SingleInsert implements Scenario {
             if (i % BLOCK == 0) {
                 Path block = dir.resolve("block-" + i);
                 BenchContext.deleteTree(dir.resolve("block-" + (i - BLOCK)));
-                graph = ctx.run(() -> Omnigraph.init(ctx.services(), block.resolve("graph"), Workload.SCHEMA));
+                graph = ctx.run(() -> Omnigraph.at(block.resolve("graph")).services(ctx.services()).init(Workload.SCHEMA));
                 person = Workload.schemaOf(graph, "node:Person");
                 raw = Workload.rawTable(ctx, block.resolve("raw-person"), person);
             }

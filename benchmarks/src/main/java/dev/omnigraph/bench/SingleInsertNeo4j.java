@@ -35,7 +35,7 @@ final class SingleInsertNeo4j implements Scenario {
             if (i % SingleInsert.BLOCK == 0) {
                 Path block = dir.resolve("block-" + i);
                 BenchContext.deleteTree(dir.resolve("block-" + (i - SingleInsert.BLOCK)));
-                graph = ctx.run(() -> Omnigraph.init(ctx.services(), block.resolve("graph"), Workload.SCHEMA));
+                graph = ctx.run(() -> Omnigraph.at(block.resolve("graph")).services(ctx.services()).init(Workload.SCHEMA));
             }
             Omnigraph g = graph;
             if (neo4j.isPresent()) {

@@ -58,7 +58,7 @@ final class Workload {
     }
 
     static Schema schemaOf(Omnigraph graph, String tableKey) {
-        return graph.catalog().table(tableKey).orElseThrow().arrowSchema();
+        return graph.schema().catalog().table(tableKey).orElseThrow().arrowSchema();
     }
 
     /** A row with every column of {@code schema}, in its order; columns {@code values} lacks are null. */
@@ -120,7 +120,7 @@ final class Workload {
      */
     static Omnigraph seeded(BenchContext ctx, GraphRoot root, String schema, Path dir, String prefix, int total,
             int chunk, IntFunction<String> line) throws IOException {
-        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), root, schema));
+        Omnigraph graph = ctx.run(() -> Omnigraph.at(root).services(ctx.services()).init(schema));
         for (int[] c : chunks(total, chunk)) {
             Path file = writeNdjson(dir.resolve(prefix + "-" + c[0] + ".ndjson"), c[0], c[1], line);
             ctx.run(() -> graph.load("main", LoadMode.APPEND, file, LoadOptions.DEFAULT));

@@ -59,7 +59,7 @@ final class GraphWrites {
             requireValidText(branch, options.actorId(), options.ifGraphCommit());
             graph.requireWritable("mutation");
             Optional<String> key = options.idempotencyKey().map(IdempotencyKeys::valid);
-            CompiledQuery compiled = QueryCompiler.compile(source, queryName, graph.catalog());
+            CompiledQuery compiled = QueryCompiler.compile(source, queryName, graph.acceptedSchema().catalog());
             if (!(compiled instanceof MutationPlan plan)) {
                 throw new BadRequest("query '" + queryName + "' is a read query; run it with query(), not mutate()");
             }
@@ -95,7 +95,7 @@ final class GraphWrites {
     }
 
     private NdjsonReader reader() {
-        dev.omnigraph.engine.schema.Catalog catalog = graph.catalog();
+        dev.omnigraph.engine.schema.Catalog catalog = graph.acceptedSchema().catalog();
         CatalogReader current = reader;
         if (current == null || current.catalog() != catalog) { // a schema change brings a new catalog
             current = new CatalogReader(catalog, new NdjsonReader(catalog));

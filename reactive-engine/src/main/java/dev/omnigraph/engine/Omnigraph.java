@@ -4,9 +4,9 @@ import dev.omnigraph.engine.branch.BranchResult;
 import dev.omnigraph.engine.diff.ChangeLimits;
 import dev.omnigraph.engine.diff.Changes;
 import dev.omnigraph.engine.gate.Gates;
+import dev.omnigraph.engine.internal.HandleInternals;
 import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.engine.maintain.OptimizeResult;
-import dev.omnigraph.engine.maintain.Optimizer;
 import dev.omnigraph.engine.maintain.Repair;
 import dev.omnigraph.engine.read.QueryLimits;
 import dev.omnigraph.engine.schema.Catalog;
@@ -17,7 +17,6 @@ import dev.omnigraph.engine.write.IdempotencySettings;
 import dev.omnigraph.engine.write.WriteContext;
 import dev.omnigraph.engine.write.WriteLimits;
 import dev.omnigraph.engine.write.WriteOutcome;
-import dev.omnigraph.recovery.RecoveryAudit;
 import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.recovery.SidecarStore;
@@ -31,12 +30,12 @@ import dev.omnigraph.storage.error.LeaseLost;
 import dev.omnigraph.storage.error.NotFound;
 import dev.omnigraph.storage.lease.LeaseSettings;
 import dev.omnigraph.storage.lease.WriterTenure;
-import dev.omnigraph.storage.manifest.BranchIdentity;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import dev.omnigraph.storage.manifest.GraphCommit;
 import dev.omnigraph.storage.manifest.ManifestBatchPublisher;
 import dev.omnigraph.storage.manifest.ManifestStore;
 import dev.omnigraph.storage.root.GraphRoot;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
@@ -48,10 +47,17 @@ import reactor.core.publisher.Mono;
 
 /**
  * A handle on one graph root. Everything it does is a {@code Mono}/{@code Flux}; blocking storage work runs on
- * the storage scheduler. Obtain one with {@link #init} (a new graph) or {@link #open} (an existing one).
+ * the storage scheduler. Obtain one from the builder: {@code Omnigraph.at(root)...init(schema)} (a new graph),
+ * {@code .open(mode)} or {@code .openServing()} (an existing one). Reads and writes are methods of the handle;
+ * branch, schema, maintenance and change-feed operations are the families {@link #branches()}, {@link #schema()},
+ * {@link #maintenance()} and {@link #changes()}.
  */
 public final class Omnigraph implements AutoCloseable {
     static final String INIT_CLAIM = GraphInit.CLAIM;
+
+    static {
+        HandleInternals.install(graph -> graph.internals);
+    }
 
     private final GraphRoot root;
     private final OpenMode mode;
@@ -74,6 +80,10 @@ public final class Omnigraph implements AutoCloseable {
     private final GraphWrites writes;
     private final GraphBranching branching;
     private final GraphUpkeep upkeep;
+    private final BranchOperations branchOperations;
+    private final SchemaOperations schemaOperations;
+    private final MaintenanceOperations maintenanceOperations;
+    private final HandleInternals internals = new OmnigraphInternals(this);
     /** The minor compactions this handle's writes trigger (see {@link dev.omnigraph.engine.maintain.MinorCompactions}). */
     final dev.omnigraph.engine.maintain.MinorCompactions compactions = new dev.omnigraph.engine.maintain.MinorCompactions();
 
@@ -94,116 +104,122 @@ public final class Omnigraph implements AutoCloseable {
         this.writes = new GraphWrites(this, this.schema);
         this.branching = new GraphBranching(this);
         this.upkeep = new GraphUpkeep(this);
+        this.branchOperations = new BranchOperations(this, branching);
+        this.schemaOperations = new SchemaOperations(this, writes);
+        this.maintenanceOperations = new MaintenanceOperations(this, writes, upkeep);
     }
 
-    // ---- init -----------------------------------------------------------------------------------------------
+    // ---- the front door -------------------------------------------------------------------------------------
 
-    /** Creates a new graph at {@code root} with {@code schemaSource}, on the shared storage services. */
+    /** A builder for the graph in local directory {@code root}. */
+    public static OmnigraphBuilder at(Path root) {
+        return OmnigraphBuilder.at(new GraphRoot.Local(root));
+    }
+
+    /**
+     * A builder for the graph at {@code root}: a {@code file:} URI, or an {@code s3://bucket/prefix} URI (S3
+     * settings from the environment). Other schemes are a {@code BadRequest}.
+     */
+    public static OmnigraphBuilder at(URI root) {
+        return OmnigraphBuilder.at(OmnigraphBuilder.rootOf(root));
+    }
+
+    /** A builder for the graph at {@code root}, a local directory or an S3 prefix with its settings. */
+    public static OmnigraphBuilder at(GraphRoot root) {
+        return OmnigraphBuilder.at(root);
+    }
+
+    // ---- deprecated entry points (one release): one-liners over the builder ---------------------------------
+
+    /** Creates a graph on the shared services. @deprecated use {@code Omnigraph.at(root).init(schemaSource)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public static Mono<Omnigraph> init(Path root, String schemaSource) {
-        return init(StorageServices.shared(), root, schemaSource);
+        return at(root).init(schemaSource);
     }
 
-    /**
-     * Creates a new graph at {@code root}: the schema contract files, one empty Lance dataset per node/edge type,
-     * and the {@code __manifest} registering them all. Refused when {@code root} already holds a graph. An
-     * interrupted init leaves a root that {@link #open} refuses as half-initialised, never a graph missing a table.
-     */
+    /** Creates a graph. @deprecated use {@code Omnigraph.at(root).services(services).init(schemaSource)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource) {
-        return init(services, new GraphRoot.Local(root), schemaSource);
+        return at(root).services(services).init(schemaSource);
     }
 
-    /** Creates a new graph at {@code root} (a local directory or an S3 prefix); see {@link #init(StorageServices, Path, String)}. */
+    /** Creates a graph. @deprecated use {@code Omnigraph.at(root).services(services).init(schemaSource)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource) {
-        return init(services, root, schemaSource, Failpoints.fromEnvironment());
+        return at(root).services(services).init(schemaSource);
     }
 
-    /** As {@link #init(StorageServices, Path, String)}, with the failpoints ({@code init.*}) a test armed. */
-    static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource, Failpoints failpoints) {
-        return init(services, new GraphRoot.Local(root), schemaSource, failpoints);
-    }
-
-    static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource, Failpoints failpoints) {
-        return Mono.defer(() -> init(services, root, schemaSource, failpoints, LeaseSettings.fromEnvironment()));
-    }
-
-    /** As {@link #init(StorageServices, Path, String)}, holding the new root with {@code lease}. */
+    /** Creates a graph. @deprecated use {@code Omnigraph.at(root).services(s).lease(lease).init(schemaSource)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource, LeaseSettings lease) {
-        return init(services, new GraphRoot.Local(root), schemaSource, lease);
+        return at(root).services(services).lease(lease).init(schemaSource);
     }
 
-    /** As {@link #init(StorageServices, GraphRoot, String)}, holding the new root with {@code lease}. */
+    /** Creates a graph. @deprecated use {@code Omnigraph.at(root).services(s).lease(lease).init(schemaSource)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource, LeaseSettings lease) {
-        return init(services, root, schemaSource, Failpoints.fromEnvironment(), lease);
+        return at(root).services(services).lease(lease).init(schemaSource);
     }
 
-    private static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource,
-                                        Failpoints failpoints, LeaseSettings lease) {
-        return GraphOpening.init(services, root, schemaSource, failpoints, lease);
+    /** Init with the failpoints ({@code init.*}) a test armed. */
+    static Mono<Omnigraph> init(StorageServices services, Path root, String schemaSource, Failpoints failpoints) {
+        return at(root).services(services).init(schemaSource, failpoints);
     }
 
-    // ---- open -----------------------------------------------------------------------------------------------
+    /** Init with the failpoints ({@code init.*}) a test armed. */
+    static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource, Failpoints failpoints) {
+        return at(root).services(services).init(schemaSource, failpoints);
+    }
 
-    /** Opens the graph at {@code root} in {@code mode}, on the shared storage services. */
+    /** Opens a graph on the shared services. @deprecated use {@code Omnigraph.at(root).open(mode)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public static Mono<Omnigraph> open(Path root, OpenMode mode) {
-        return open(StorageServices.shared(), root, mode);
+        return at(root).open(mode);
     }
 
-    /**
-     * Opens an existing graph: checks the storage stamp, the schema contract files, and that the manifest's
-     * registered tables are exactly the schema's. A read-only open writes nothing at all and takes no lock.
-     *
-     * <p>A read-write open first takes the root's writer tenure ({@link WriterTenure}: the OS lock of a local root,
-     * else the lease object): handles in this process share it, and a second process is refused with a
-     * {@code conflict} naming the holder (after waiting, if the lease settings say so), because its recovery sweep
-     * would otherwise run underneath the holder's in-flight writes. Settings come from the environment
-     * ({@link LeaseSettings#fromEnvironment()}).
-     */
+    /** Opens a graph. @deprecated use {@code Omnigraph.at(root).services(services).open(mode)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode) {
-        return open(services, new GraphRoot.Local(root), mode);
+        return at(root).services(services).open(mode);
     }
 
-    /**
-     * Opens the graph at {@code root}, a local directory or an S3 prefix. On S3 a read-write open first checks
-     * that the endpoint honours conditional writes (refused with a {@code storage_fault} otherwise) and takes the
-     * lease object under the root.
-     */
+    /** Opens a graph. @deprecated use {@code Omnigraph.at(root).services(services).open(mode)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public static Mono<Omnigraph> open(StorageServices services, GraphRoot root, OpenMode mode) {
-        // Only a read-write open reads the lease settings: a read-only one takes nothing and never waits.
-        return Mono.defer(() -> open(services, root, mode,
-                mode == OpenMode.READ_WRITE ? LeaseSettings.fromEnvironment() : LeaseSettings.defaults()));
+        return at(root).services(services).open(mode);
     }
 
-    /**
-     * As {@link #open(StorageServices, Path, OpenMode)}, holding the root with {@code lease} when read-write: the
-     * lease duration and renewal, how long to wait for a held root, and whether a local root takes the lease object
-     * instead of the OS lock.
-     */
+    /** Opens a graph. @deprecated use {@code Omnigraph.at(root).services(s).lease(lease).open(mode)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public static Mono<Omnigraph> open(StorageServices services, Path root, OpenMode mode, LeaseSettings lease) {
-        return open(services, new GraphRoot.Local(root), mode, lease);
+        return at(root).services(services).lease(lease).open(mode);
     }
 
-    /** As {@link #open(StorageServices, Path, OpenMode, LeaseSettings)}, for any kind of root. */
+    /** Opens a graph. @deprecated use {@code Omnigraph.at(root).services(s).lease(lease).open(mode)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public static Mono<Omnigraph> open(StorageServices services, GraphRoot root, OpenMode mode, LeaseSettings lease) {
-        return open(services, root, mode, lease, false);
+        return at(root).services(services).lease(lease).open(mode);
     }
 
-    /**
-     * For servers: read-write when this process can hold the root; when another process holds it, a read-only
-     * <em>follower</em> that serves reads and refuses writes with {@code lease_lost} (503) naming the holder, so
-     * clients send writes there. A follower never takes over by itself: open again (servers do so periodically).
-     */
+    /** Opens a writer or follower. @deprecated use {@code Omnigraph.at(root).services(s).lease(l).openServing()}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public static Mono<Omnigraph> openServing(StorageServices services, Path root, LeaseSettings lease) {
-        return openServing(services, new GraphRoot.Local(root), lease);
+        return at(root).services(services).lease(lease).openServing();
     }
 
-    /** As {@link #openServing(StorageServices, Path, LeaseSettings)}, for any kind of root. */
+    /** Opens a writer or follower. @deprecated use {@code Omnigraph.at(root).services(s).lease(l).openServing()}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public static Mono<Omnigraph> openServing(StorageServices services, GraphRoot root, LeaseSettings lease) {
-        return open(services, root, OpenMode.READ_WRITE, lease, true);
+        return at(root).services(services).lease(lease).openServing();
     }
 
-    private static Mono<Omnigraph> open(StorageServices services, GraphRoot root, OpenMode mode, LeaseSettings lease,
-                                        boolean follow) {
-        return GraphOpening.open(services, root, mode, lease, follow);
+    /** Applies a builder's per-handle settings (limits, idempotency) to this newly opened handle. */
+    void configure(OmnigraphBuilder.HandleSettings settings) {
+        this.limits = settings.writeLimits();
+        this.queryLimits = settings.queryLimits();
+        if (settings.idempotency() != null) {
+            this.idempotency = settings.idempotency();
+        }
     }
 
     /** Records this handle's schema as current at main manifest version {@code mainVersion}; adopts a newer one. */
@@ -235,8 +251,7 @@ public final class Omnigraph implements AutoCloseable {
         return root;
     }
 
-    /** The root's small-object store (its directory or S3 prefix), for files kept beside the graph: stored queries. */
-    public ObjectStore objectStore() {
+    ObjectStore objectStore() {
         return files;
     }
 
@@ -261,14 +276,21 @@ public final class Omnigraph implements AutoCloseable {
         return mode;
     }
 
-    /** The compiled schema the graph was opened with (types, properties, keys). */
+    /** The compiled schema (types, properties, keys). @deprecated use {@code schema().catalog()}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public Catalog catalog() {
         return schema.current().catalog();
     }
 
-    /** The accepted {@code .pg} source of the graph's schema. */
+    /** The accepted {@code .pg} source of the schema. @deprecated use {@code schema().source()}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public String schemaSource() {
         return schema.current().source();
+    }
+
+    /** The schema this handle currently accepts (replaced by a schema apply). */
+    SchemaFiles.Accepted acceptedSchema() {
+        return schema.current();
     }
 
     /** Resolves a read target to one pinned manifest state (and the commit it stands for). */
@@ -325,52 +347,45 @@ public final class Omnigraph implements AutoCloseable {
         return reads.commit(commitId);
     }
 
-    /** Commit diffs, the change feed and the row-delta engine, over this handle's storage and schema. */
-    public Changes changes() {
-        return changes(ChangeLimits.DEFAULT);
+    // ---- the operation families -----------------------------------------------------------------------------
+
+    /** Commit diffs and the change feed, over this handle's storage and schema. */
+    public ChangeOperations changes() {
+        return new ChangeOperations(reads.changes(ChangeLimits.DEFAULT));
     }
 
-    /** {@link #changes()} with other page bounds. */
-    public Changes changes(ChangeLimits limits) {
-        return reads.changes(limits);
+    /** Branches: list, create, delete, merge. */
+    public BranchOperations branches() {
+        return branchOperations;
     }
 
-    // ---- branches -------------------------------------------------------------------------------------------
-
-    /** Graph branches with their identities, main first. */
-    public Mono<List<BranchIdentity>> branches() {
-        return manifest.branches();
+    /** The schema: the accepted one, and planning and applying a new one. */
+    public SchemaOperations schema() {
+        return schemaOperations;
     }
 
-    /**
-     * Creates branch {@code name} from {@code from} (a branch or a commit id; main when empty). Lazy: no table is
-     * copied; the branch reads every table through the pins it inherited until its first write to that table.
-     */
+    /** Index upkeep, compaction, version cleanup, drift repair and the recovery audit. */
+    public MaintenanceOperations maintenance() {
+        return maintenanceOperations;
+    }
+
+    /** Creates a branch. @deprecated use {@code branches().create(BranchOperations.Create.of(name).from(..))}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public Mono<BranchResult.Created> createBranch(String name, Optional<String> from) {
         return branching.create(name, from);
     }
 
-    /** Deletes branch {@code name} (never main, never a branch others still fork from). */
+    /** Deletes a branch. @deprecated use {@code branches().delete(name)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public Mono<BranchResult.Deleted> deleteBranch(String name) {
         return branching.delete(name);
     }
 
-    /**
-     * Merges the current head of branch {@code source} into {@code target} as one commit (three-way, entity by
-     * entity; see {@code engine.merge}). With {@code deleteSource}, a successful merge then deletes the source; a
-     * refused delete is reported in the result, never as a failure of the merge.
-     */
+    /** Merges two branches. @deprecated use {@code branches().merge(BranchOperations.Merge.of(source, target))}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public Mono<dev.omnigraph.engine.merge.MergeResult> mergeBranch(String source, String target, boolean deleteSource,
                                                                    Optional<String> actorId) {
         return branching.merge(source, target, deleteSource, actorId);
-    }
-
-    /**
-     * For {@code load --from}: creates {@code branch} from {@code from} unless it exists; emits whether it did.
-     * Without {@code from} the branch must already exist.
-     */
-    public Mono<Boolean> ensureBranch(String branch, Optional<String> from) {
-        return branching.ensure(branch, from);
     }
 
     // ---- writes ---------------------------------------------------------------------------------------------
@@ -394,78 +409,62 @@ public final class Omnigraph implements AutoCloseable {
         return writes.load(branch, mode, ndjsonFile, options);
     }
 
-    /**
-     * Builds, on every table of {@code branch}, the indexes its schema implies that it lacks (EnsureIndices: one
-     * commit, or none when nothing is missing). On a graph branch, tables it still inherits are forked first.
-     */
+    /** Builds missing indexes. @deprecated use {@code maintenance().ensureIndexes(Target.branch(branch))}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public Mono<dev.omnigraph.engine.index.EnsureResult> ensureIndexes(String branch, Optional<String> actorId) {
         return writes.ensureIndexes(branch, actorId);
     }
 
-    // ---- maintenance ----------------------------------------------------------------------------------------
+    // ---- deprecated family verbs (one release) ----------------------------------------------------------------
 
-    /** The recovery audit log: one record per sidecar recovery ever finished on this graph, oldest first. */
+    /** The recovery audit log. @deprecated use {@code maintenance().recoveries()}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public Flux<RecoveryRecord> recoveries() {
-        return new RecoveryAudit(root.uri(), services.tables()).list();
+        return maintenanceOperations.recoveries();
     }
 
-    /**
-     * Reports tables whose live HEAD differs from their manifest pin with no sidecar covering them, classified from
-     * their history; with {@code confirm}, publishes the verified (compaction-only) drift forward, and with
-     * {@code force} too, every other drift ahead of its pin. Never rewrites table data.
-     */
+    /** Reports (and publishes) drift. @deprecated use {@code maintenance().repair(RepairDrift)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public Mono<List<Repair.Drift>> repair(boolean confirm, boolean force) {
         return upkeep.repair(confirm, force);
     }
 
-    /** Optimizes main: {@link #optimize(String, Optional)}. */
+    /** Optimizes main. @deprecated use {@code maintenance().optimize(Target.main())}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public Mono<OptimizeResult> optimize(Optional<String> actor) {
-        return optimize(GraphBranches.MAIN, actor);
+        return upkeep.optimize(GraphBranches.MAIN, actor);
     }
 
-    /**
-     * Compacts {@code branch}'s own tables (main: all; a branch: its forked ones) and brings their indexes up to
-     * the schema, as one tracked maintenance write (see {@link Optimizer}); tables already compact and fully
-     * indexed are left alone and tables with uncovered drift are skipped and reported.
-     */
+    /** Optimizes a branch. @deprecated use {@code maintenance().optimize(Target.branch(branch))}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public Mono<OptimizeResult> optimize(String branch, Optional<String> actor) {
         return upkeep.optimize(branch, actor);
     }
 
-    /**
-     * Version GC (see {@link dev.omnigraph.engine.cleanup.Cleanup} for the retention rule); unconfirmed it only
-     * reports what would go. Deleting needs a read-write handle.
-     */
+    /** Version GC. @deprecated use {@code maintenance().cleanup(options)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public Mono<dev.omnigraph.engine.cleanup.CleanupReport> cleanup(dev.omnigraph.engine.cleanup.CleanupOptions options) {
         return upkeep.cleanup(options);
     }
 
-    // ---- handle settings ------------------------------------------------------------------------------------
-
-    /** The failpoints of this handle (armed from the environment; tests arm more). */
-    public Failpoints failpoints() {
-        return failpoints;
+    /** Plans a schema change. @deprecated use {@code schema().plan(source)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public Mono<dev.omnigraph.engine.evolve.SchemaPlan> planSchema(String source) {
+        return writes.planSchema(source);
     }
+
+    /** Applies a schema. @deprecated use {@code schema().apply(SchemaOperations.Apply.of(source))}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public Mono<dev.omnigraph.engine.evolve.SchemaApplyResult> applySchema(String source, boolean allowDataLoss,
+                                                                          Optional<String> actorId) {
+        return writes.applySchema(source, allowDataLoss, actorId);
+    }
+
+    // ---- handle settings ------------------------------------------------------------------------------------
 
     /** Per-commit input limits of this handle's writes. */
     public WriteLimits limits() {
         return limits;
-    }
-
-    /**
-     * Sets how many commits of this handle to one table are followed by a minor compaction of its small fragments
-     * ({@link dev.omnigraph.engine.maintain.MinorCompactions#EVERY_WRITES} suggested; 0, the default, turns them
-     * off); returns this handle. Each compaction is a commit of its own, after the write's.
-     */
-    public Omnigraph minorCompactionEvery(int commitsPerTable) {
-        compactions.every(commitsPerTable);
-        return this;
-    }
-
-    /** Sets the per-commit input limits of this handle's later writes; returns this handle. */
-    public Omnigraph withLimits(WriteLimits newLimits) {
-        this.limits = newLimits;
-        return this;
     }
 
     /** The budget of this handle's read queries (see {@link QueryLimits} for the defaults). */
@@ -473,47 +472,59 @@ public final class Omnigraph implements AutoCloseable {
         return queryLimits;
     }
 
-    /** Sets the budget of this handle's later queries; returns this handle. */
-    public Omnigraph withQueryLimits(QueryLimits newLimits) {
-        this.queryLimits = java.util.Objects.requireNonNull(newLimits, "query limits");
-        return this;
-    }
-
     /** How long this handle's writes remember idempotency keys, and the clock that ages them. */
     public IdempotencySettings idempotency() {
         return idempotency;
     }
 
-    /** Sets how long this handle's writes remember idempotency keys; returns this handle. */
+    /** Sets this handle's write limits. @deprecated set them at open: {@code Omnigraph.at(root).writeLimits(..)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public Omnigraph withLimits(WriteLimits newLimits) {
+        this.limits = java.util.Objects.requireNonNull(newLimits, "write limits");
+        return this;
+    }
+
+    /** Sets this handle's query budget. @deprecated set it at open: {@code Omnigraph.at(root).queryLimits(..)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public Omnigraph withQueryLimits(QueryLimits newLimits) {
+        this.queryLimits = java.util.Objects.requireNonNull(newLimits, "query limits");
+        return this;
+    }
+
+    /** Sets this handle's key retention. @deprecated set it at open: {@code Omnigraph.at(root).idempotency(..)}. */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public Omnigraph withIdempotency(IdempotencySettings settings) {
         this.idempotency = java.util.Objects.requireNonNull(settings, "settings");
         return this;
     }
 
-    /** The idempotency keys of this root (shared with every other handle on it in this process). */
-    public IdempotencyIndex idempotencyIndex() {
+    // ---- internals (package-private here; other packages use HandleInternals) --------------------------------
+
+    Failpoints failpoints() {
+        return failpoints;
+    }
+
+    /** Sets how many commits of this handle to one table are followed by a minor compaction (0: off). */
+    Omnigraph minorCompactionEvery(int commitsPerTable) {
+        compactions.every(commitsPerTable);
+        return this;
+    }
+
+    IdempotencyIndex idempotencyIndex() {
         return IdempotencyIndex.forRoot(root.uri());
     }
 
-    /** The process-local gates of this root (shared with every other handle on it). */
-    public Gates gates() {
+    Gates gates() {
         return Gates.forRoot(root.uri());
     }
 
-    // ---- schema changes -------------------------------------------------------------------------------------
-
-    /** The plan from the accepted schema to {@code source}, against main's current data; changes nothing. */
-    public Mono<dev.omnigraph.engine.evolve.SchemaPlan> planSchema(String source) {
-        return writes.planSchema(source);
+    Flux<Sidecar> pendingSidecars() {
+        return sidecars.list();
     }
 
-    /**
-     * Applies {@code source} as the graph's schema (see {@link dev.omnigraph.engine.evolve.SchemaApplier});
-     * afterwards this handle reads, writes and compiles queries against the new schema.
-     */
-    public Mono<dev.omnigraph.engine.evolve.SchemaApplyResult> applySchema(String source, boolean allowDataLoss,
-                                                                          Optional<String> actorId) {
-        return writes.applySchema(source, allowDataLoss, actorId);
+    /** The change engine with page bounds {@code changeLimits}. */
+    Changes changes(ChangeLimits changeLimits) {
+        return reads.changes(changeLimits);
     }
 
     WriteContext writeContext() {
@@ -525,11 +536,6 @@ public final class Omnigraph implements AutoCloseable {
 
     SidecarStore sidecars() {
         return sidecars;
-    }
-
-    /** Recovery sidecars pending on this graph (empty in steady state), oldest first. */
-    public Flux<Sidecar> pendingSidecars() {
-        return sidecars.list();
     }
 
     // ---- internals shared with writers ----------------------------------------------------------------------

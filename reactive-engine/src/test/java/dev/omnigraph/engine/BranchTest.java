@@ -63,7 +63,7 @@ class BranchTest extends ConstrainedGraphTest {
     }
 
     List<String> branchNames() {
-        return graph.branches().block().stream().map(BranchIdentity::name).toList();
+        return graph.branches().list().block().stream().map(BranchIdentity::name).toList();
     }
 
     @Test

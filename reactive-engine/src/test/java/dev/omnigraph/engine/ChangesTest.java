@@ -47,7 +47,7 @@ class ChangesTest extends ConstrainedGraphTest {
     }
 
     List<EntityChange> changes(String commitId, ChangeFilter filter) {
-        CommitChanges page = graph.changes().commit(commitId, filter, Optional.empty(), Optional.empty()).block(WAIT);
+        CommitChanges page = graph.changes().commit(new ChangeOperations.CommitPage(commitId, filter, Optional.empty(), Optional.empty())).block(WAIT);
         assertThat(page.nextPageToken()).isEmpty();
         assertThat(page.cause().graphCommitId()).isEqualTo(commitId);
         return page.changes();
@@ -158,7 +158,7 @@ class ChangesTest extends ConstrainedGraphTest {
         Optional<String> token = Optional.empty();
         int pages = 0;
         do {
-            CommitChanges page = graph.changes().commit(commit, ChangeFilter.ALL, token, Optional.of(2)).block(WAIT);
+            CommitChanges page = graph.changes().commit(new ChangeOperations.CommitPage(commit, ChangeFilter.ALL, token, Optional.of(2))).block(WAIT);
             assertThat(page.changes()).hasSizeLessThanOrEqualTo(2);
             page.changes().forEach(c -> paged.add(summary(c)));
             token = page.nextPageToken();
@@ -179,16 +179,16 @@ class ChangesTest extends ConstrainedGraphTest {
                 .isInstanceOf(BadRequest.class).hasMessageContaining("kind");
         assertThatThrownBy(() -> changes(commit, ChangeFilter.parse(List.of(), List.of("Nope"), List.of())))
                 .isInstanceOf(BadRequest.class).hasMessageContaining("Nope");
-        assertThatThrownBy(() -> graph.changes().commit(commit, ChangeFilter.ALL, Optional.of("garbage!"), Optional.empty())
+        assertThatThrownBy(() -> graph.changes().commit(new ChangeOperations.CommitPage(commit, ChangeFilter.ALL, Optional.of("garbage!"), Optional.empty()))
                 .block(WAIT)).isInstanceOf(BadRequest.class).hasMessageContaining("page_token rejected");
-        assertThatThrownBy(() -> graph.changes().commit(commit, ChangeFilter.ALL, Optional.empty(), Optional.of(8193))
+        assertThatThrownBy(() -> graph.changes().commit(new ChangeOperations.CommitPage(commit, ChangeFilter.ALL, Optional.empty(), Optional.of(8193)))
                 .block(WAIT)).isInstanceOf(ResourceLimitExceeded.class);
     }
 
     // ---- the feed ----
 
     FeedPage poll(FeedStart start, ChangeFilter filter, int limit) {
-        return graph.changes().poll("main", start, filter, Optional.of(limit)).block(WAIT);
+        return graph.changes().poll(new ChangeOperations.Poll("main", start, filter, Optional.of(limit))).block(WAIT);
     }
 
     /** Drains one poll through its page tokens: the changes seen and the terminal cursor. */
@@ -235,7 +235,7 @@ class ChangesTest extends ConstrainedGraphTest {
     @Test
     void aPollCapturesAtMostItsCommitsAndSaysWhenMoreWait() {
         for (int i = 0; i < 3; i++) mutate("addPerson", "name", "P" + (char) ('a' + i), "age", i);
-        FeedPage page = graph.changes().poll("main", new FeedStart.Beginning(), ChangeFilter.ALL, Optional.of(1000)).block(WAIT);
+        FeedPage page = graph.changes().poll(new ChangeOperations.Poll("main", new FeedStart.Beginning(), ChangeFilter.ALL, Optional.of(1000))).block(WAIT);
         assertThat(page.blocks()).hasSize(3);
         assertThat(page.caughtUp()).contains(true);
     }
@@ -246,8 +246,8 @@ class ChangesTest extends ConstrainedGraphTest {
         String cursor = poll(new FeedStart.Now(), ChangeFilter.ALL, 10).cursor().orElseThrow();
         Omnigraph other = Omnigraph.init(services, dir.resolve("other"), CONSTRAINED).block(WAIT);
         try {
-            assertThatThrownBy(() -> other.changes().poll("main", new FeedStart.Cursor(cursor), ChangeFilter.ALL,
-                    Optional.empty()).block(WAIT)).isInstanceOf(BadRequest.class)
+            assertThatThrownBy(() -> other.changes().poll(new ChangeOperations.Poll("main", new FeedStart.Cursor(cursor), ChangeFilter.ALL,
+                    Optional.empty())).block(WAIT)).isInstanceOf(BadRequest.class)
                     .hasMessageContaining("change cursor rejected").hasMessageContaining("another graph");
         } finally {
             other.close();

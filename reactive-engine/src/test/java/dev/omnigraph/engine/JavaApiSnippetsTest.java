@@ -2,21 +2,40 @@ package dev.omnigraph.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.omnigraph.engine.cleanup.CleanupOptions;
+import dev.omnigraph.engine.cleanup.CleanupReport;
+import dev.omnigraph.engine.diff.CommitChanges;
+import dev.omnigraph.engine.diff.EntityChange;
+import dev.omnigraph.engine.diff.FeedPage;
+import dev.omnigraph.engine.diff.FeedStart;
+import dev.omnigraph.engine.evolve.SchemaApplyResult;
+import dev.omnigraph.engine.evolve.SchemaPlan;
+import dev.omnigraph.engine.internal.HandleInternals;
 import dev.omnigraph.engine.load.LoadMode;
+import dev.omnigraph.engine.maintain.OptimizeResult;
+import dev.omnigraph.engine.merge.MergeResult;
 import dev.omnigraph.engine.read.QueryLimits;
+import dev.omnigraph.engine.write.IdempotencySettings;
+import dev.omnigraph.engine.write.WriteLimits;
 import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.storage.Failpoints;
+import dev.omnigraph.storage.lease.LeaseSettings;
+import dev.omnigraph.storage.manifest.BranchIdentity;
 import dev.omnigraph.storage.error.ErrorCode;
 import dev.omnigraph.storage.error.KeyConflict;
 import dev.omnigraph.storage.error.OmnigraphException;
 import dev.omnigraph.storage.error.PreconditionFailed;
 import dev.omnigraph.storage.error.ResourceLimitExceeded;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,7 +71,7 @@ class JavaApiSnippetsTest {
     @BeforeEach
     void setUp() {
         services = EngineFixture.services();
-        graph = Omnigraph.init(services, dir.resolve("seed"), SCHEMA).block(WAIT);
+        graph = Omnigraph.at(dir.resolve("seed")).services(services).init(SCHEMA).block(WAIT);
     }
 
     @AfterEach
@@ -65,13 +84,88 @@ class JavaApiSnippetsTest {
     void initAndOpen() {
         Path root = dir.resolve("graph");
         // tag::init[]
-        Omnigraph created = Omnigraph.init(services, root, SCHEMA).block();
+        OmnigraphBuilder builder = Omnigraph.at(root).services(services);
+        Omnigraph created = builder.init(SCHEMA).block();
         created.close(); // gives back this handle's share of the writer lock
 
-        Omnigraph reader = Omnigraph.open(services, root, OpenMode.READ_ONLY).block();
-        assertThat(reader.catalog().node("Person")).isPresent();
+        Omnigraph reader = builder.open(OpenMode.READ_ONLY).block();
+        assertThat(reader.schema().catalog().node("Person")).isPresent();
         reader.close();
         // end::init[]
+    }
+
+    @Test
+    void builderOptions() {
+        Path root = dir.resolve("graph");
+        // tag::options[]
+        OmnigraphBuilder configured = Omnigraph.at(URI.create(root.toUri().toString())) // file: or s3:// URI
+                .services(services)
+                .lease(LeaseSettings.of(Duration.ofSeconds(30)).waiting(Duration.ofSeconds(5)))
+                .writeLimits(WriteLimits.DEFAULT)
+                .queryLimits(QueryLimits.DEFAULT.withTimeout(Duration.ofSeconds(10)))
+                .idempotency(new IdempotencySettings(Duration.ofHours(1), Clock.systemUTC()));
+
+        Omnigraph writer = configured.init(SCHEMA).block();
+        assertThat(writer.queryLimits().timeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(writer.idempotency().window()).isEqualTo(Duration.ofHours(1));
+        writer.close();
+        // end::options[]
+    }
+
+    @Test
+    void branchFamily() {
+        // tag::branches[]
+        BranchOperations branches = graph.branches();
+        branches.create(BranchOperations.Create.of("draft")).block();
+        graph.mutate("draft", QUERIES, "addPerson", Map.of("name", "Ada", "age", 36), WriteOptions.DEFAULT).block();
+
+        MergeResult merged = branches.merge(BranchOperations.Merge.of("draft", "main").deletingSource()).block();
+        assertThat(merged.commit()).isPresent();
+        StepVerifier.create(branches.list().map(list -> list.stream().map(BranchIdentity::name).toList()))
+                .expectNext(List.of("main"))   // the merge deleted the draft
+                .verifyComplete();
+        // end::branches[]
+    }
+
+    @Test
+    void schemaFamily() {
+        // tag::schema[]
+        String widened = SCHEMA.replace("age: I32?", "age: I32?\n    email: String?");
+        SchemaPlan plan = graph.schema().plan(widened).block();
+        assertThat(plan.losesData()).isFalse();
+
+        SchemaApplyResult applied = graph.schema().apply(SchemaOperations.Apply.of(widened).actor("docs")).block();
+        assertThat(applied.applied()).isTrue();
+        assertThat(graph.schema().source()).contains("email: String?");
+        // end::schema[]
+    }
+
+    @Test
+    void maintenanceFamily() {
+        addPeople("Ada");
+        addPeople("Bob");
+        // tag::maintenance[]
+        MaintenanceOperations maintenance = graph.maintenance();
+        OptimizeResult optimized = maintenance.optimize(MaintenanceOperations.Target.main().actor("ops")).block();
+        assertThat(optimized.skipped()).isEmpty(); // no table had drift that no sidecar covers
+
+        CleanupReport preview = maintenance.cleanup(CleanupOptions.of(OptionalInt.of(1), Optional.empty(), false)).block();
+        assertThat(preview.confirmed()).isFalse(); // unconfirmed: reports what would go, deletes nothing
+        assertThat(maintenance.repair(MaintenanceOperations.RepairDrift.REPORT).block()).isEmpty();
+        // end::maintenance[]
+    }
+
+    @Test
+    void changeFamily() {
+        addPeople("Ada");
+        // tag::changes[]
+        String head = graph.snapshot(ReadTarget.main()).block().graphCommitId().orElseThrow();
+        CommitChanges page = graph.changes().commit(ChangeOperations.CommitPage.of(head).limit(100)).block();
+        assertThat(page.changes()).extracting(EntityChange::id).containsExactly("Ada");
+
+        FeedPage feed = graph.changes().poll(ChangeOperations.Poll.of("main", new FeedStart.Beginning())).block();
+        assertThat(feed.cursor()).isPresent(); // resume the feed from here on the next poll
+        // end::changes[]
     }
 
     @Test
@@ -162,8 +256,9 @@ class JavaApiSnippetsTest {
     @Test
     void cancellationBeforeArming() {
         // tag::cancel[]
-        Failpoints.Parked parked = graph.failpoints().park("mutation.after_gates");
-        Failpoints.Parked settled = graph.failpoints().park("mutation.after_attempt");
+        Failpoints failpoints = HandleInternals.of(graph).failpoints(); // an engine-internal test hook
+        Failpoints.Parked parked = failpoints.park("mutation.after_gates");
+        Failpoints.Parked settled = failpoints.park("mutation.after_attempt");
         Disposable write = graph.mutate("main", QUERIES, "addPerson", Map.of("name", "Ada", "age", 36),
                 WriteOptions.DEFAULT).subscribe();
         parked.reached().block();   // the write holds its gates but has not armed its commit
@@ -176,8 +271,8 @@ class JavaApiSnippetsTest {
                         .flatMapMany(QueryOutput::rows))
                 .verifyComplete(); // nothing visible
         // end::cancel[]
-        graph.failpoints().disarm("mutation.after_gates");
-        graph.failpoints().disarm("mutation.after_attempt");
+        HandleInternals.of(graph).failpoints().disarm("mutation.after_gates");
+        HandleInternals.of(graph).failpoints().disarm("mutation.after_attempt");
     }
 
     @Test

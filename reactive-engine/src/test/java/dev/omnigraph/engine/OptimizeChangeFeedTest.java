@@ -40,7 +40,7 @@ class OptimizeChangeFeedTest {
         String commit = optimized.commitId().orElseThrow();
 
         long scans = counter.get(Call.SCAN);
-        CommitChanges changes = graph.changes().commit(commit, ChangeFilter.ALL, Optional.empty(), Optional.empty()).block();
+        CommitChanges changes = graph.changes().commit(new ChangeOperations.CommitPage(commit, ChangeFilter.ALL, Optional.empty(), Optional.empty())).block();
         long optimizeScans = counter.get(Call.SCAN) - scans;
         assertThat(changes.changes()).isEmpty();
         assertThat(changes.nextPageToken()).isEmpty();
@@ -49,7 +49,7 @@ class OptimizeChangeFeedTest {
         String write = graph.mutate("main", QUERIES, "note", Map.of("t", "after"), WriteOptions.DEFAULT).block()
                 .commit().orElseThrow().id();
         scans = counter.get(Call.SCAN);
-        assertThat(graph.changes().commit(write, ChangeFilter.ALL, Optional.empty(), Optional.empty()).block().changes())
+        assertThat(graph.changes().commit(new ChangeOperations.CommitPage(write, ChangeFilter.ALL, Optional.empty(), Optional.empty())).block().changes())
                 .hasSize(1);
         long writeScans = counter.get(Call.SCAN) - scans;
         assertThat(optimizeScans).as("no table of the optimize commit is read, only the commit itself")

@@ -43,14 +43,14 @@ class RefreshTest extends ConstrainedGraphTest {
         Path root = dir.resolve("g");
         graph.close(); // the other process needs the writer lock
         try (Omnigraph reader = Omnigraph.open(services, root, OpenMode.READ_ONLY).block()) {
-            assertThat(reader.branches().block()).extracting(BranchIdentity::name).containsExactly("main");
+            assertThat(reader.branches().list().block()).extracting(BranchIdentity::name).containsExactly("main");
 
             ChildJvm.Finished child = ChildJvm.run(RefreshWriterMain.class, dir.resolve("tmp"), List.of(root.toString()), List.of(), java.time.Duration.ofSeconds(120));
             String output = child.output();
             assertThat(output).as(output).contains("DONE");
 
             assertThat(nicks(reader, ReadTarget.main())).containsExactly(List.of("Ada", "A"));
-            assertThat(reader.branches().block()).extracting(BranchIdentity::name).containsExactly("main", "side");
+            assertThat(reader.branches().list().block()).extracting(BranchIdentity::name).containsExactly("main", "side");
             assertThat(nicks(reader, ReadTarget.branch("side"))).containsExactly(List.of("Ada", "A"));
         }
     }

@@ -55,7 +55,7 @@ public class PublisherCasBench {
     public void setup() throws IOException {
         services = StorageServices.create();
         dir = Files.createTempDirectory("omnigraph-jmh-publisher");
-        Omnigraph graph = Omnigraph.init(services, dir.resolve("g"), "node Note { text: String }\n").block();
+        Omnigraph graph = Omnigraph.at(dir.resolve("g")).services(services).init("node Note { text: String }\n").block();
         ManifestStore store = new ManifestStore(graph.root().toString(), services.tables());
         publisher = new ManifestBatchPublisher(store);
         pin = store.load("main").block().table("node:Note").orElseThrow();

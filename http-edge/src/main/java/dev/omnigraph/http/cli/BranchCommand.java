@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.engine.BranchOperations;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
@@ -45,8 +46,8 @@ final class BranchCommand extends CommandGroup {
         public Integer call() {
             OmnigraphCli cli = parent.cli;
             Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
-            BranchResult.Created created = graph.createBranch(name, Optional.ofNullable(from)).block();
             String source = Optional.ofNullable(from).orElse(GraphBranches.MAIN);
+            BranchResult.Created created = graph.branches().create(BranchOperations.Create.of(name).from(source)).block();
             if (json) {
                 cli.out.println(Json.text(Shapes.branchCreated(graph.location().displayUri(), source, name, Optional.empty())));
             } else {
@@ -71,7 +72,7 @@ final class BranchCommand extends CommandGroup {
         public Integer call() {
             OmnigraphCli cli = parent.cli;
             Omnigraph graph = Cli.open(cli, root, OpenMode.READ_ONLY);
-            List<BranchIdentity> branches = graph.branches().block();
+            List<BranchIdentity> branches = graph.branches().list().block();
             if (json) {
                 ObjectNode out = Json.object();
                 var names = out.putArray("branches");
@@ -104,7 +105,7 @@ final class BranchCommand extends CommandGroup {
         public Integer call() {
             OmnigraphCli cli = parent.cli;
             Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
-            BranchResult.Deleted deleted = graph.deleteBranch(name).block();
+            BranchResult.Deleted deleted = graph.branches().delete(name).block();
             if (json) {
                 cli.out.println(Json.text(Shapes.branchDeleted(graph.location().displayUri(), name, Optional.empty(),
                         deleted.leftovers())));

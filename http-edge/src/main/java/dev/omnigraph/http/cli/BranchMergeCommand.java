@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.engine.BranchOperations;
 import dev.omnigraph.storage.root.GraphRoot;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
@@ -46,7 +47,7 @@ final class BranchMergeCommand implements Callable<Integer> {
         OmnigraphCli cli = parent.cli;
         Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
         Optional<String> actorId = Optional.ofNullable(actor);
-        MergeResult result = graph.mergeBranch(source, target, deleteBranch, actorId).block();
+        MergeResult result = graph.branches().merge(new BranchOperations.Merge(source, target, deleteBranch, actorId)).block();
         result.branchDeleteError().ifPresent(error -> cli.err.println("warning: branch " + source
                 + " was merged but not deleted: " + error));
         if (json) {

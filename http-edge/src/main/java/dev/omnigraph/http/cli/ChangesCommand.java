@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.engine.ChangeOperations;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.diff.FeedPage;
@@ -72,7 +73,7 @@ final class ChangesCommand extends CommandGroup {
             Start given = start == null ? new Start() : start;
             FeedStart from = FeedStart.of(Optional.ofNullable(given.cursor), Optional.ofNullable(given.start),
                     Optional.ofNullable(given.pageToken));
-            FeedPage page = graph.changes().poll(branch, from, filter.filter(), filter.limit()).block();
+            FeedPage page = graph.changes().poll(new ChangeOperations.Poll(branch, from, filter.filter(), filter.limit())).block();
             write(parent.cli, out, Json.text(ChangeShapes.feed(page)) + "\n");
             return OmnigraphCli.OK;
         }

@@ -44,7 +44,7 @@ final class CleanupCommand implements Callable<Integer> {
         CleanupOptions options = CleanupOptions.of(keep == null ? OptionalInt.empty() : OptionalInt.of(keep),
                 Optional.ofNullable(olderThan).map(text -> CleanupOptions.parseAge("--older-than", text)), confirm);
         Omnigraph graph = Cli.open(cli, root, confirm ? OpenMode.READ_WRITE : OpenMode.READ_ONLY);
-        CleanupReport report = graph.cleanup(options).block();
+        CleanupReport report = graph.maintenance().cleanup(options).block();
         if (json) {
             var body = Json.object().put("confirmed", report.confirmed()).put("versions", report.versions())
                     .put("files", report.files()).put("bytes", report.bytes());

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.engine.ChangeOperations;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.diff.CommitChanges;
@@ -41,7 +42,8 @@ final class CommitChangesCommand implements Callable<Integer> {
     public Integer call() {
         OmnigraphCli cli = parent.cli;
         Omnigraph graph = Cli.open(cli, root, OpenMode.READ_ONLY);
-        CommitChanges page = graph.changes().commit(id, filter.filter(), Optional.ofNullable(pageToken), filter.limit())
+        CommitChanges page = graph.changes().commit(new ChangeOperations.CommitPage(id, filter.filter(),
+                        Optional.ofNullable(pageToken), filter.limit()))
                 .block();
         if (json) {
             cli.out.println(Json.text(ChangeShapes.commitChanges(page)));

@@ -64,7 +64,7 @@ final class DemoCommand implements Callable<Integer> {
             graph = Cli.open(cli, new GraphRoot.Local(root), OpenMode.READ_WRITE);
             out.println("1. graph exists at " + graph.root() + " (reusing it)");
         } else {
-            graph = cli.opened(Omnigraph.init(cli.services(), root, schema).block());
+            graph = cli.opened(Omnigraph.at(root).services(cli.services()).init(schema).block());
             out.println("1. init: created graph at " + graph.root() + " from the demo schema (Person, Company, Knows, WorksAt)");
         }
 

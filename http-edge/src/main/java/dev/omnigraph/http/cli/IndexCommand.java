@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.engine.MaintenanceOperations;
 import dev.omnigraph.storage.root.GraphRoot;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
@@ -41,7 +42,8 @@ final class IndexCommand extends CommandGroup {
         public Integer call() {
             OmnigraphCli cli = parent.cli;
             Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
-            EnsureResult result = graph.ensureIndexes(branch, Optional.ofNullable(actor)).block();
+            EnsureResult result = graph.maintenance()
+                    .ensureIndexes(new MaintenanceOperations.Target(branch, Optional.ofNullable(actor))).block();
             if (json) {
                 cli.out.println(Json.text(IndexShapes.ensured(result)));
             } else {

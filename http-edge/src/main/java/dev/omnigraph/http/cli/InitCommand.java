@@ -32,7 +32,7 @@ final class InitCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         String source = Cli.read(schema, "schema");
-        Omnigraph graph = cli.opened(Omnigraph.init(cli.services(), root, source).block());
+        Omnigraph graph = cli.opened(Omnigraph.at(root).services(cli.services()).init(source).block());
         GraphSnapshot snapshot = graph.snapshot(ReadTarget.main()).block();
         if (json) {
             ObjectNode out = Shapes.snapshot(snapshot);

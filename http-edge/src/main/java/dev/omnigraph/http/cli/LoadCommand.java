@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.engine.MaintenanceOperations;
 import dev.omnigraph.engine.LoadOptions;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
@@ -62,7 +63,8 @@ final class LoadCommand implements Callable<Integer> {
     public Integer call() {
         Integer loaded = load();
         if (index && loaded == OmnigraphCli.OK) {
-            var ensured = graph.ensureIndexes(flags.branch, Optional.ofNullable(flags.actor)).block();
+            var ensured = graph.maintenance()
+                    .ensureIndexes(new MaintenanceOperations.Target(flags.branch, Optional.ofNullable(flags.actor))).block();
             if (flags.json) {
                 cli.out.println(Json.text(dev.omnigraph.http.wire.IndexShapes.ensured(ensured)));
             } else {
@@ -78,7 +80,7 @@ final class LoadCommand implements Callable<Integer> {
             throw new dev.omnigraph.storage.error.NotFound("file", data.toString(), "data file " + data + " does not exist");
         }
         graph = Cli.open(cli, root, OpenMode.READ_WRITE);
-        branchCreated = graph.ensureBranch(flags.branch, Optional.ofNullable(from)).block();
+        branchCreated = from != null && graph.branches().ensure(flags.branch, from).block();
         LoadOptions options = flags.actor == null ? LoadOptions.DEFAULT : LoadOptions.DEFAULT.actor(flags.actor);
         if (chunkSize != null) {
             return loadInChunks(graph, loadMode, options);

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.engine.MaintenanceOperations;
 import dev.omnigraph.storage.root.GraphRoot;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
@@ -39,7 +40,8 @@ final class OptimizeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
-        OptimizeResult result = graph.optimize(branch, Optional.ofNullable(actor)).block();
+        OptimizeResult result = graph.maintenance()
+                .optimize(new MaintenanceOperations.Target(branch, Optional.ofNullable(actor))).block();
         if (json) {
             cli.out.println(Json.text(MaintenanceShapes.optimize(result)));
             return OmnigraphCli.OK;

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.QueryOutput;
@@ -42,7 +43,7 @@ final class QueriesCommand extends CommandGroup {
         public Integer call() {
             String source = Cli.read(file, "query");
             Omnigraph graph = Cli.open(parent.cli, root, OpenMode.READ_ONLY);
-            List<String> names = StoredQueries.add(graph.objectStore(), source, graph.catalog()).block();
+            List<String> names = StoredQueries.add(HandleInternals.of(graph).objectStore(), source, graph.schema().catalog()).block();
             parent.cli.out.println("registered " + String.join(", ", names));
             return OmnigraphCli.OK;
         }

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
@@ -41,7 +42,7 @@ final class RecoveryCommand extends CommandGroup {
         public Integer call() {
             OmnigraphCli cli = parent.cli;
             Omnigraph graph = Cli.open(cli, root, OpenMode.READ_ONLY);
-            List<RecoveryRecord> records = graph.recoveries().collectList().block();
+            List<RecoveryRecord> records = graph.maintenance().recoveries().collectList().block();
             print(cli, records, json, "no recoveries recorded");
             return OmnigraphCli.OK;
         }
@@ -66,10 +67,10 @@ final class RecoveryCommand extends CommandGroup {
         @Override
         public Integer call() {
             OmnigraphCli cli = parent.cli;
-            Set<String> pending = Cli.open(cli, root, OpenMode.READ_ONLY).pendingSidecars()
+            Set<String> pending = HandleInternals.of(Cli.open(cli, root, OpenMode.READ_ONLY)).pendingSidecars()
                     .map(Sidecar::operationId).collect(Collectors.toSet()).block();
             Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
-            List<RecoveryRecord> done = graph.recoveries().filter(r -> pending.contains(r.operationId()))
+            List<RecoveryRecord> done = graph.maintenance().recoveries().filter(r -> pending.contains(r.operationId()))
                     .collectList().block();
             print(cli, done, json, "nothing to recover");
             return OmnigraphCli.OK;

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.engine.MaintenanceOperations;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.maintain.Repair;
@@ -39,7 +40,7 @@ final class RepairCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Omnigraph graph = Cli.open(cli, root, confirm ? OpenMode.READ_WRITE : OpenMode.READ_ONLY);
-        List<Repair.Drift> drifts = graph.repair(confirm, force).block();
+        List<Repair.Drift> drifts = graph.maintenance().repair(MaintenanceOperations.RepairDrift.of(confirm, force)).block();
         boolean remaining = drifts.stream().anyMatch(drift -> !drift.publishedNow());
         if (json) {
             cli.out.println(Json.text(MaintenanceShapes.repair(drifts)));

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.engine.SchemaOperations;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.ReadTarget;
@@ -38,8 +39,8 @@ final class SchemaCommand extends CommandGroup {
         @Override
         public Integer call() {
             Omnigraph graph = Cli.open(parent.cli, root, OpenMode.READ_ONLY);
-            parent.cli.out.print(json ? Json.text(Json.object().put("schema_source", graph.schemaSource())) + "\n"
-                    : graph.schemaSource());
+            parent.cli.out.print(json ? Json.text(Json.object().put("schema_source", graph.schema().source())) + "\n"
+                    : graph.schema().source());
             return OmnigraphCli.OK;
         }
     }
@@ -60,7 +61,7 @@ final class SchemaCommand extends CommandGroup {
         public Integer call() {
             String source = Cli.read(target.schema, "schema");
             Omnigraph graph = Cli.open(parent.cli, target.root, OpenMode.READ_ONLY);
-            SchemaPlan plan = graph.planSchema(source).block();
+            SchemaPlan plan = graph.schema().plan(source).block();
             if (json) {
                 var out = Json.object().put("step_count", plan.steps().size()).put("loses_data", plan.losesData());
                 out.set("steps", SchemaShapes.steps(plan.steps()));
@@ -94,7 +95,8 @@ final class SchemaCommand extends CommandGroup {
         public Integer call() {
             String source = Cli.read(target.schema, "schema");
             Omnigraph graph = Cli.open(parent.cli, target.root, OpenMode.READ_WRITE);
-            SchemaApplyResult result = graph.applySchema(source, allowDataLoss, Optional.ofNullable(actor)).block();
+            SchemaApplyResult result = graph.schema()
+                    .apply(new SchemaOperations.Apply(source, allowDataLoss, Optional.ofNullable(actor))).block();
             long manifestVersion = graph.snapshot(ReadTarget.main()).block().manifestVersion();
             if (json) {
                 parent.cli.out.println(Json.text(SchemaShapes.result(graph.location().uri(), result.applied(),

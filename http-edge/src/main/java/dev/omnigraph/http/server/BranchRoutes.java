@@ -1,5 +1,6 @@
 package dev.omnigraph.http.server;
 
+import dev.omnigraph.engine.BranchOperations;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.http.wire.Shapes;
@@ -37,14 +38,15 @@ final class BranchRoutes {
             String name = ReadRoutes.text(body, "name");
             if (name == null) throw HttpProblem.badRequest("the request body needs 'name'");
             Optional<String> from = Optional.ofNullable(ReadRoutes.text(body, "from"));
-            return graph.createBranch(name, from).flatMap(created -> ex.json(200, Shapes.branchCreated(
+            return graph.branches().create(BranchOperations.Create.of(name).from(from.orElse(GraphBranches.MAIN)))
+                    .flatMap(created -> ex.json(200, Shapes.branchCreated(
                     graph.location().displayUri(), from.orElse(GraphBranches.MAIN), name, ex.actor)));
         });
     }
 
     private static Mono<Void> delete(Exchange ex, Omnigraph graph, Map<String, String> vars) {
         String name = vars.get("branch");
-        return graph.deleteBranch(name).flatMap(deleted -> ex.json(200, Shapes.branchDeleted(
+        return graph.branches().delete(name).flatMap(deleted -> ex.json(200, Shapes.branchDeleted(
                 graph.location().displayUri(), name, ex.actor, deleted.leftovers())));
     }
 }

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.server;
 
+import dev.omnigraph.engine.ChangeOperations;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.diff.ChangeFilter;
@@ -57,14 +58,16 @@ final class ChangeRoutes {
 
     private static Mono<Void> commitChanges(Exchange ex, Omnigraph graph, Map<String, String> vars) {
         requireKnownParams(ex, COMMIT_PARAMS);
-        return graph.changes().commit(vars.get("commit_id"), filter(ex), ex.param("page_token"), limit(ex))
+        return graph.changes().commit(new ChangeOperations.CommitPage(vars.get("commit_id"), filter(ex),
+                        ex.param("page_token"), limit(ex)))
                 .flatMap(page -> ex.json(200, ChangeShapes.commitChanges(page)));
     }
 
     private static Mono<Void> poll(Exchange ex, Omnigraph graph, Map<String, String> vars) {
         requireKnownParams(ex, FEED_PARAMS);
         FeedStart start = FeedStart.of(ex.param("cursor"), ex.param("start"), ex.param("page_token"));
-        return graph.changes().poll(ex.param("branch").orElse(GraphBranches.MAIN), start, filter(ex), limit(ex))
+        return graph.changes().poll(new ChangeOperations.Poll(ex.param("branch").orElse(GraphBranches.MAIN), start,
+                        filter(ex), limit(ex)))
                 .flatMap(page -> ex.json(200, ChangeShapes.feed(page)));
     }
 

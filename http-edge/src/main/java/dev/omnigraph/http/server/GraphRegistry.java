@@ -124,8 +124,8 @@ final class GraphRegistry {
      * request tries to become the writer again. A writer whose lease was lost is closed and opened again.
      */
     private Mono<Omnigraph> handle(String id, GraphRoot graphRoot) {
-        Mono<Omnigraph> cached = open.computeIfAbsent(id, key -> Omnigraph.openServing(services, graphRoot, lease)
-                .map(graph -> graph.withQueryLimits(queryLimits))
+        Mono<Omnigraph> cached = open.computeIfAbsent(id, key -> Omnigraph.at(graphRoot).services(services).lease(lease)
+                .queryLimits(queryLimits).openServing()
                 .doOnError(e -> open.remove(key))
                 .cache(ok -> ok.mode() == OpenMode.READ_WRITE ? Duration.ofMillis(Long.MAX_VALUE) : FOLLOW_FOR,
                         e -> Duration.ZERO, () -> Duration.ZERO));

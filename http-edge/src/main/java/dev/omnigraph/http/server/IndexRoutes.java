@@ -1,5 +1,6 @@
 package dev.omnigraph.http.server;
 
+import dev.omnigraph.engine.MaintenanceOperations;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.http.wire.IndexShapes;
 import dev.omnigraph.storage.manifest.GraphBranches;
@@ -30,7 +31,8 @@ final class IndexRoutes {
         return ex.jsonBody(true).flatMap(body -> {
             ReadRoutes.onlyFields(body, FIELDS, "an index ensure takes branch");
             String branch = Optional.ofNullable(ReadRoutes.text(body, "branch")).orElse(GraphBranches.MAIN);
-            return graph.ensureIndexes(branch, ex.actor).flatMap(result -> ex.json(200, IndexShapes.ensured(result)));
+            return graph.maintenance().ensureIndexes(new MaintenanceOperations.Target(branch, ex.actor))
+                    .flatMap(result -> ex.json(200, IndexShapes.ensured(result)));
         });
     }
 }

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.server;
 
+import dev.omnigraph.engine.MaintenanceOperations;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.http.wire.HttpProblem;
@@ -37,12 +38,14 @@ final class MaintenanceRoutes {
         return ex.jsonBody(true).flatMap(body -> {
             ReadRoutes.onlyFields(body, FIELDS, "an optimize takes branch");
             String branch = Optional.ofNullable(ReadRoutes.text(body, "branch")).orElse(GraphBranches.MAIN);
-            return graph.optimize(branch, ex.actor).flatMap(result -> ex.json(200, MaintenanceShapes.optimize(result)));
+            return graph.maintenance().optimize(new MaintenanceOperations.Target(branch, ex.actor))
+                    .flatMap(result -> ex.json(200, MaintenanceShapes.optimize(result)));
         });
     }
 
     private static Mono<Void> repair(Exchange ex, Omnigraph graph, Map<String, String> vars) {
-        return ex.jsonBody(true).flatMap(body -> graph.repair(flag(body, "confirm"), flag(body, "force"))
+        return ex.jsonBody(true).flatMap(body -> graph.maintenance()
+                .repair(MaintenanceOperations.RepairDrift.of(flag(body, "confirm"), flag(body, "force")))
                 .flatMap(drifts -> ex.json(200, MaintenanceShapes.repair(drifts))));
     }
 

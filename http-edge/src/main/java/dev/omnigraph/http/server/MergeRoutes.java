@@ -1,5 +1,6 @@
 package dev.omnigraph.http.server;
 
+import dev.omnigraph.engine.BranchOperations;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.http.wire.HttpProblem;
@@ -38,7 +39,8 @@ final class MergeRoutes {
                 throw HttpProblem.badRequest("'delete_branch' must be a boolean");
             }
             boolean deleteSource = delete != null && delete.asBoolean(false);
-            return graph.mergeBranch(source, target == null ? GraphBranches.MAIN : target, deleteSource, ex.actor)
+            return graph.branches().merge(new BranchOperations.Merge(source, target == null ? GraphBranches.MAIN : target,
+                            deleteSource, ex.actor))
                     .flatMap(result -> ex.json(200, MergeShapes.result(result, ex.actor)));
         });
     }

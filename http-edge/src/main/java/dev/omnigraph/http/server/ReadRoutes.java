@@ -35,7 +35,7 @@ final class ReadRoutes {
                 new Route("GET", "snapshot", ReadRoutes::snapshot,
                         ApiDoc.of("getSnapshot", "A branch head's (or a commit's) datasets and counts", "SnapshotOutput")
                                 .param("branch", "Branch (default main)").param("snapshot", "A commit id; exclusive with branch")),
-                new Route("GET", "schema", (ex, g, v) -> ex.json(200, Json.object().put("schema_source", g.schemaSource())),
+                new Route("GET", "schema", (ex, g, v) -> ex.json(200, Json.object().put("schema_source", g.schema().source())),
                         ApiDoc.of("getSchema", "The graph's .pg schema source", "SchemaOutput")),
                 new Route("GET", "branches", ReadRoutes::branches,
                         ApiDoc.of("listBranches", "Branch names", "BranchListOutput")),
@@ -46,7 +46,7 @@ final class ReadRoutes {
                         g.commit(v.get("commit_id")).flatMap(c -> ex.json(200, Shapes.commit(c))),
                         ApiDoc.of("getCommit", "One commit", "CommitOutput")),
                 new Route("GET", "recoveries", (ex, g, v) ->
-                        g.recoveries().collectList().flatMap(list -> ex.json(200, Shapes.recoveries(list))),
+                        g.maintenance().recoveries().collectList().flatMap(list -> ex.json(200, Shapes.recoveries(list))),
                         ApiDoc.of("listRecoveries", "What recovery did with each interrupted write", "RecoveryListOutput")),
                 new Route("POST", "query", (ex, g, v) -> query(ex, g, false),
                         ApiDoc.of("query", "Run a read query (rows streamed)", "ReadOutput").body("QueryRequest").statuses(503)),
@@ -69,7 +69,7 @@ final class ReadRoutes {
     }
 
     private static Mono<Void> branches(Exchange ex, Omnigraph graph, Map<String, String> vars) {
-        return graph.branches().flatMap(list -> {
+        return graph.branches().list().flatMap(list -> {
             ObjectNode out = Json.object();
             ArrayNode names = out.putArray("branches");
             list.stream().map(BranchIdentity::name).forEach(names::add);

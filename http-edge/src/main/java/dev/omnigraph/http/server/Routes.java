@@ -165,7 +165,7 @@ final class Routes {
 
     /** "node" / "edge" for a type name of this graph, for the key_conflict detail. */
     static Function<String, String> entityKinds(Omnigraph graph) {
-        return name -> graph.catalog().node(name).isPresent() ? "node"
-                : graph.catalog().edge(name).isPresent() ? "edge" : null;
+        return name -> graph.schema().catalog().node(name).isPresent() ? "node"
+                : graph.schema().catalog().edge(name).isPresent() ? "edge" : null;
     }
 }

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.server;
 
+import dev.omnigraph.engine.SchemaOperations;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.ReadTarget;
@@ -29,7 +30,7 @@ final class SchemaRoutes {
                 throw HttpProblem.badRequest("'allow_data_loss' must be a boolean");
             }
             boolean allowDataLoss = flag != null && flag.asBoolean(false);
-            return graph.applySchema(source, allowDataLoss, ex.actor)
+            return graph.schema().apply(new SchemaOperations.Apply(source, allowDataLoss, ex.actor))
                     .flatMap(result -> graph.snapshot(ReadTarget.main()).flatMap(snapshot -> ex.json(200,
                             SchemaShapes.result(graph.location().displayUri(), result.applied(), snapshot.manifestVersion(),
                                     result.steps(), result.commit().map(c -> c.id())))));

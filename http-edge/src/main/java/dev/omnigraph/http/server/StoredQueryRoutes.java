@@ -1,5 +1,6 @@
 package dev.omnigraph.http.server;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.ReadTarget;
@@ -29,7 +30,7 @@ final class StoredQueryRoutes {
 
     static List<Route> routes() {
         return List.of(
-                new Route("GET", "queries", (ex, g, v) -> StoredQueries.list(g.objectStore())
+                new Route("GET", "queries", (ex, g, v) -> StoredQueries.list(HandleInternals.of(g).objectStore())
                         .flatMap(list -> ex.json(200, StoredQueries.listing(list))),
                         ApiDoc.of("list_queries", "The graph's stored queries, with their parameters", "StoredQueryListOutput")),
                 new Route("POST", "queries/{name}", (ex, g, v) -> invoke(ex, g, v.get("name"), false),
@@ -44,7 +45,7 @@ final class StoredQueryRoutes {
 
     private static Mono<Void> invoke(Exchange ex, Omnigraph graph, String name, boolean conditional) {
         Optional<String> expected = WriteRoutes.ifGraphCommit(ex, conditional);
-        return ex.jsonBody(true).zipWith(StoredQueries.get(graph.objectStore(), name)).flatMap(both -> {
+        return ex.jsonBody(true).zipWith(StoredQueries.get(HandleInternals.of(graph).objectStore(), name)).flatMap(both -> {
             JsonNode body = both.getT1();
             StoredQueries.Stored stored = both.getT2();
             for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {

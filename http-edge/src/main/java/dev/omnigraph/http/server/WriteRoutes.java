@@ -133,7 +133,7 @@ final class WriteRoutes {
             byte[] bytes = utf8(data.asText());
             Flux<ByteBuffer> slices = Flux.range(0, (bytes.length + SLICE - 1) / SLICE)
                     .map(i -> ByteBuffer.wrap(bytes, i * SLICE, Math.min(SLICE, bytes.length - i * SLICE)).slice());
-            return graph.ensureBranch(branch, from).flatMap(created -> graph.load(branch, mode, slices, loadOptions(ex))
+            return ensureBranch(graph, branch, from).flatMap(created -> graph.load(branch, mode, slices, loadOptions(ex))
                     .flatMap(outcome -> markReplay(ex, outcome).json(200, Shapes.load(branch, from, created, mode, outcome,
                             ex.actor, Optional.of(graph.location().displayUri())))));
         });
@@ -162,9 +162,14 @@ final class WriteRoutes {
         Optional<String> from = ex.param("from");
         LoadMode mode = LoadMode.parse(ex.param("mode").orElse("merge"));
         Flux<ByteBuffer> body = ex.ndjsonBody();
-        return graph.ensureBranch(branch, from).flatMap(created -> graph.load(branch, mode, body, loadOptions(ex))
+        return ensureBranch(graph, branch, from).flatMap(created -> graph.load(branch, mode, body, loadOptions(ex))
                 .flatMap(outcome -> markReplay(ex, outcome).json(200, Shapes.load(branch, from, created, mode, outcome,
                         ex.actor, Optional.empty()))));
+    }
+
+    /** A load {@code from} a branch or commit creates its branch unless it exists; emits whether it did. */
+    private static Mono<Boolean> ensureBranch(Omnigraph graph, String branch, Optional<String> from) {
+        return from.map(source -> graph.branches().ensure(branch, source)).orElse(Mono.just(false));
     }
 
     private static LoadOptions loadOptions(Exchange ex) {

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.Omnigraph;
@@ -44,7 +45,7 @@ class TwoServersTest {
         StorageServices services = new StorageServices(StorageFixture.scheduler(), StorageFixture.newTableStorage());
         try {
             Omnigraph seeded = Omnigraph.init(services, root, HttpFixture.SCHEMA).block();
-            StoredQueries.add(seeded.objectStore(), HttpFixture.QUERIES, seeded.catalog()).block();
+            StoredQueries.add(HandleInternals.of(seeded).objectStore(), HttpFixture.QUERIES, seeded.catalog()).block();
             seeded.closeAsync().block();
         } finally {
             services.tables().close();

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.cli;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static dev.omnigraph.http.testing.CompatFixture.DATA;
 import static dev.omnigraph.http.testing.CompatFixture.QUERIES;
 import static dev.omnigraph.http.testing.CompatFixture.SCHEMA;
@@ -103,14 +104,14 @@ class UpstreamCompatCliTest {
     @Test
     void recoveryRequiredNamesRecoveryRunWhichResolvesThePendingSidecar() {
         Omnigraph graph = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
-        graph.failpoints().arm("mutation.after_commit:1", new Failpoints.Action.Error());
-        graph.failpoints().arm("recovery.before_plan_write", new Failpoints.Action.Error());
+        HandleInternals.of(graph).failpoints().arm("mutation.after_commit:1", new Failpoints.Action.Error());
+        HandleInternals.of(graph).failpoints().arm("recovery.before_plan_write", new Failpoints.Action.Error());
         assertThatThrownBy(() -> graph.mutate("main", QUERIES, "addPair", Map.of("a", "Ann", "b", "Ben"),
                 WriteOptions.DEFAULT).block()).isInstanceOfSatisfying(RecoveryRequired.class,
                 e -> assertThat(e.getMessage()).contains("omnigraph recovery run <root>"));
-        graph.failpoints().disarm("mutation.after_commit:1");
-        graph.failpoints().disarm("recovery.before_plan_write");
-        assertThat(graph.pendingSidecars().collectList().block()).hasSize(1);
+        HandleInternals.of(graph).failpoints().disarm("mutation.after_commit:1");
+        HandleInternals.of(graph).failpoints().disarm("recovery.before_plan_write");
+        assertThat(HandleInternals.of(graph).pendingSidecars().collectList().block()).hasSize(1);
         CliRun repair = run("repair", root.toString());
         assertThat(repair.code()).isEqualTo(1);
         assertThat(repair.err()).contains("omnigraph recovery run");
@@ -118,7 +119,7 @@ class UpstreamCompatCliTest {
         JsonNode recovered = ok("recovery", "run", root.toString(), "--json").json();
         assertThat(recovered.path("recoveries")).hasSize(1);
         assertThat(recovered.path("recoveries").get(0).path("kind").asText()).isEqualTo("rolled_back");
-        assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(HandleInternals.of(graph).pendingSidecars().collectList().block()).isEmpty();
         assertThat(ok("recovery", "run", root.toString()).out()).contains("nothing to recover");
     }
 }

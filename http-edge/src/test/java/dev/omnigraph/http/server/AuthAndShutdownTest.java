@@ -1,5 +1,6 @@
 package dev.omnigraph.http.server;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static dev.omnigraph.http.testing.HttpFixture.mutation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -74,7 +75,7 @@ class AuthAndShutdownTest extends EmptyGraphServer {
     void shutdownLetsTheInFlightWriteFinishThenRefusesConnections() {
         http.start(dir);
         Omnigraph graph = http.server.graph("g").block();
-        Failpoints.Parked parked = graph.failpoints().park("mutation.after_prepare");
+        Failpoints.Parked parked = HandleInternals.of(graph).failpoints().park("mutation.after_prepare");
         Mono<Reply> write = http.sendAsync(HttpMethod.POST, "/graphs/g/mutate", Map.of("Content-Type", "application/json"),
                 HttpFixture.text(Json.text(mutation("addPerson", "{\"name\":\"Slow\"}")))).cache();
         write.subscribe();
@@ -94,7 +95,7 @@ class AuthAndShutdownTest extends EmptyGraphServer {
         Reply reply = write.block(Duration.ofSeconds(30));
         assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
         String id = reply.json().path("commit").path("graph_commit_id").asText();
-        graph.failpoints().disarm("mutation.after_prepare");
+        HandleInternals.of(graph).failpoints().disarm("mutation.after_prepare");
         assertThat(graph.commits("main").blockFirst().id()).isEqualTo(id);
         assertThat(http.server.inFlight()).isZero();
 

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.server;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static dev.omnigraph.http.testing.HttpFixture.PEOPLE;
 import static dev.omnigraph.http.testing.HttpFixture.QUERIES;
 import static dev.omnigraph.http.testing.HttpFixture.mutation;
@@ -85,7 +86,7 @@ class CompatRoutesTest {
     void storedQueriesAreListedAndInvokedByName() {
         http.postJson("/graphs/social/load", Json.object().put("data", PEOPLE).put("mode", "append"));
         assertThat(http.get("/graphs/social/queries").json().path("queries")).isEmpty();
-        StoredQueries.add(social.objectStore(), QUERIES, social.catalog()).block();
+        StoredQueries.add(HandleInternals.of(social).objectStore(), QUERIES, social.catalog()).block();
 
         JsonNode listed = http.get("/graphs/social/queries").json();
         assertThat(listed.path("queries")).hasSize(4);

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.server;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static dev.omnigraph.http.testing.HttpFixture.PEOPLE;
 import static dev.omnigraph.http.testing.HttpFixture.mutation;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -134,12 +135,12 @@ class IdempotencyRoutesTest {
         int before = commits();
         // An id-less edge: without the key, a retry would insert a second one.
         String body = Json.text(mutation("knows", "{\"a\":\"Bob\",\"b\":\"Ada\"}"));
-        Permit held = graph.gates().forWrite("main", new TreeSet<>(List.of("edge:Knows"))).block(Duration.ofSeconds(60));
+        Permit held = HandleInternals.of(graph).gates().forWrite("main", new TreeSet<>(List.of("edge:Knows"))).block(Duration.ofSeconds(60));
         try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), URI.create(http.server.baseUrl()).getPort())) {
             OutputStream out = socket.getOutputStream();
             out.write(request("POST", "/graphs/g/mutate", Map.of(KEY, "hang-up"), body));
             out.flush();
-            graph.idempotencyIndex().whenClaimed("hang-up").block(Duration.ofSeconds(60));
+            HandleInternals.of(graph).idempotencyIndex().whenClaimed("hang-up").block(Duration.ofSeconds(60));
         } finally {
             held.release();
         }

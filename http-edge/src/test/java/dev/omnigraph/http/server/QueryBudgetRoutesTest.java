@@ -1,5 +1,6 @@
 package dev.omnigraph.http.server;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -96,7 +97,7 @@ class QueryBudgetRoutesTest {
     @Test
     void aStalledQueryTimesOutWith503AndTheNextRequestIsAnswered() {
         start(QueryLimits.DEFAULT.withTimeout(Duration.ofMillis(300)));
-        Failpoints failpoints = http.server.graph("social").block().failpoints();
+        Failpoints failpoints = HandleInternals.of(http.server.graph("social").block()).failpoints();
         // The scan never starts within the budget (the failpoint waits ten minutes): only the deadline can end it.
         failpoints.arm(QueryExecutor.SCAN_FAILPOINT, new Failpoints.Action.Delay(600_000));
         try {

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.server;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static dev.omnigraph.http.testing.HttpFixture.PEOPLE;
 import static dev.omnigraph.http.testing.HttpFixture.mutation;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -278,7 +279,7 @@ class RoutesTest {
     void failedWritesAre500Or503WithTheOperationAndTheAuditLogListsTheRecovery() {
         load("social", "append", PEOPLE);
         Omnigraph graph = http.server.graph("social").block();
-        graph.failpoints().arm("mutation.after_commit:1", new Failpoints.Action.Error());
+        HandleInternals.of(graph).failpoints().arm("mutation.after_commit:1", new Failpoints.Action.Error());
         Reply fault = http.postJson("/graphs/social/mutate", mutation("addPerson", "{\"name\":\"Cy\"}"));
         assertThat(fault.status()).as(fault.toString()).isEqualTo(500);
         assertThat(fault.json().path("code").asText()).isEqualTo("internal");
@@ -289,10 +290,10 @@ class RoutesTest {
         assertThat(audit.get(0).path("tables").get(0).path("entity_kind").asText()).isEqualTo("node");
 
         // Compensation itself fails: the sidecar stays and the branch refuses writes until recovery runs.
-        graph.failpoints().arm("recovery.before_plan_write", new Failpoints.Action.Error());
+        HandleInternals.of(graph).failpoints().arm("recovery.before_plan_write", new Failpoints.Action.Error());
         Reply stuck = http.postJson("/graphs/social/mutate", mutation("addPerson", "{\"name\":\"Cy\"}"));
-        graph.failpoints().disarm("mutation.after_commit:1");
-        graph.failpoints().disarm("recovery.before_plan_write");
+        HandleInternals.of(graph).failpoints().disarm("mutation.after_commit:1");
+        HandleInternals.of(graph).failpoints().disarm("recovery.before_plan_write");
         assertThat(stuck.status()).as(stuck.toString()).isEqualTo(503);
         assertThat(stuck.json().has("code")).isFalse();
         String operation = stuck.json().path("recovery_required").path("operation_id").asText();

@@ -1,5 +1,6 @@
 package dev.omnigraph.http.server;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static dev.omnigraph.http.testing.HttpFixture.PEOPLE;
 import static dev.omnigraph.http.testing.HttpFixture.QUERIES;
 import static dev.omnigraph.http.testing.HttpFixture.SCHEMA;
@@ -36,7 +37,7 @@ class S3ServeTest {
         root = s3.root("served", "graphs/social");
         Omnigraph seeded = Omnigraph.init(http.services, root, SCHEMA).block(Duration.ofSeconds(120));
         try {
-            StoredQueries.add(seeded.objectStore(), QUERIES, seeded.catalog()).block();
+            StoredQueries.add(HandleInternals.of(seeded).objectStore(), QUERIES, seeded.catalog()).block();
         } finally {
             seeded.closeAsync().block();
         }

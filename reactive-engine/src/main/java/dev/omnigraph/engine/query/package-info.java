@@ -3,4 +3,7 @@
  * binding. <b>Internal</b>: public only because the facade, the executor, the writers and the HTTP edge's
  * query-text checks use it across packages.
  */
+@Internal
 package dev.omnigraph.engine.query;
+
+import dev.omnigraph.engine.internal.Internal;

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.compat;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static dev.omnigraph.engine.compat.Fixture039.ACTOR;
 import static dev.omnigraph.engine.compat.Fixture039.BASE;
 import static dev.omnigraph.engine.compat.Fixture039.FEATURE;
@@ -153,7 +154,7 @@ public final class Fixture039Main {
         }
         Sidecar sidecar;
         try (Omnigraph graph = Omnigraph.open(services, root, OpenMode.READ_ONLY).block()) {
-            List<Sidecar> sidecars = graph.pendingSidecars().collectList().block();
+            List<Sidecar> sidecars = HandleInternals.of(graph).pendingSidecars().collectList().block();
             if (sidecars.size() != 1) {
                 throw new IllegalStateException(write + " left " + sidecars.size() + " sidecars, not one");
             }

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.compat;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static dev.omnigraph.engine.compat.Fixture039.BASE;
 import static dev.omnigraph.engine.compat.Fixture039.FEATURE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -99,7 +100,7 @@ class Lance039FixtureCompatTest {
         assertThat(base.branches()).containsOnlyKeys("main", FEATURE);
         assertThat(base.commits()).hasSizeGreaterThanOrEqualTo(10);
         try (Omnigraph graph = Omnigraph.open(services, copyOf(BASE, dir), OpenMode.READ_ONLY).block()) {
-            assertThat(graph.branches().block()).extracting(BranchIdentity::name).containsExactlyInAnyOrder("main", FEATURE);
+            assertThat(graph.branches().list().block()).extracting(BranchIdentity::name).containsExactlyInAnyOrder("main", FEATURE);
             for (Map.Entry<String, BranchRecord> branch : base.branches().entrySet()) {
                 String name = branch.getKey();
                 BranchRecord recorded = branch.getValue();
@@ -141,7 +142,7 @@ class Lance039FixtureCompatTest {
         assertThat(sidecarFiles(root)).containsExactly(recorded.operationId() + ".json");
 
         try (Omnigraph graph = Omnigraph.open(services, root, OpenMode.READ_WRITE).block()) {
-            assertThat(graph.pendingSidecars().collectList().block()).as("sidecars after recovery").isEmpty();
+            assertThat(HandleInternals.of(graph).pendingSidecars().collectList().block()).as("sidecars after recovery").isEmpty();
             assertThat(sidecarFiles(root)).isEmpty();
             State old = new State(recorded.oldCommits(), recorded.oldRows());
             State made = new State(recorded.newCommits(), recorded.newRows());
@@ -187,7 +188,7 @@ class Lance039FixtureCompatTest {
         try (Omnigraph graph = Omnigraph.open(services, root, OpenMode.READ_WRITE).block()) {
             mergeCommit = Fixture039.followUp(graph).block();
             assertThat(graph.commit(mergeCommit).block().parentIds()).hasSize(2);
-            assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+            assertThat(HandleInternals.of(graph).pendingSidecars().collectList().block()).isEmpty();
         }
         try (Omnigraph graph = Omnigraph.open(services, root, OpenMode.READ_ONLY).block()) {
             Map<String, List<String>> main = Fixture039.rows(graph, ReadTarget.branch("main"));

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.LoadOptions;
@@ -126,7 +127,7 @@ class BranchCrashTest {
         assertThat(runChild(root, Action.WRITE, spec, dir.resolve("tmp"))).as("child died").isTrue();
 
         Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
-        assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(HandleInternals.of(reopened).pendingSidecars().collectList().block()).isEmpty();
         assertThat(CrashHarness.state(reopened, "main", services)).as("main untouched").isEqualTo(mainState);
         List<RecoveryRecord> audit = reopened.recoveries().collectList().block();
         if (audited == RecoveryRecord.Kind.RolledForward) {
@@ -144,7 +145,7 @@ class BranchCrashTest {
         } else {
             assertThat(audit).singleElement().satisfies(r -> assertThat(r.kind()).isEqualTo(audited));
         }
-        assertThat(reopened.gates().allIdle()).isTrue();
+        assertThat(HandleInternals.of(reopened).gates().allIdle()).isTrue();
     }
 
     @ParameterizedTest(name = "branch create killed at {0}")
@@ -188,7 +189,7 @@ class BranchCrashTest {
     }
 
     static List<String> names(Omnigraph graph) {
-        return graph.branches().block().stream().map(BranchIdentity::name).toList();
+        return graph.branches().list().block().stream().map(BranchIdentity::name).toList();
     }
 
     static List<String> forks(Omnigraph graph, String tableKey) {

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -73,7 +74,7 @@ class BulkSweepCrashTest {
     /** Every sidecar resolved: one audit row each, one rollback commit for all, nothing pending. */
     static void assertSwept(Omnigraph graph) {
         assertThat(CrashHarness.state(graph, services)).isEqualTo(swept);
-        assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(HandleInternals.of(graph).pendingSidecars().collectList().block()).isEmpty();
         assertThat(kinds(graph)).isEqualTo(Map.of("RolledForward", 1L, "RolledBack", 3L));
         assertThat(graph.recoveries().map(RecoveryRecord::operationId).distinct().count().block()).isEqualTo(4);
         assertThat(recoveryCommits(graph)).isEqualTo(1);
@@ -84,7 +85,7 @@ class BulkSweepCrashTest {
         Path root = dir.resolve("graph");
         StrandedGraph.build(services, root);
         Omnigraph reader = Omnigraph.open(services, root, OpenMode.READ_ONLY).block();
-        assertThat(reader.pendingSidecars().collectList().block()).hasSize(StrandedGraph.SIDECARS);
+        assertThat(HandleInternals.of(reader).pendingSidecars().collectList().block()).hasSize(StrandedGraph.SIDECARS);
 
         Omnigraph graph = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
         assertSwept(graph);
@@ -97,7 +98,7 @@ class BulkSweepCrashTest {
         assertThat(swept.userCommits()).hasSize(2);
         // One append to the audit table: its creation makes version 1 (Lance 7 needs no config commit), the append 2.
         assertThat(services.tables().head(TableRef.main(root + "/" + RecoveryAudit.DIRECTORY)).block()).isEqualTo(2);
-        assertThat(reader.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(HandleInternals.of(reader).pendingSidecars().collectList().block()).isEmpty();
         graph.close();
     }
 
@@ -114,7 +115,7 @@ class BulkSweepCrashTest {
         assertThatThrownBy(() -> Omnigraph.open(services, root, OpenMode.READ_WRITE).block())
                 .isInstanceOfSatisfying(RecoveryRequired.class, e -> assertThat(e.operationId()).isEqualTo(refused))
                 .hasMessageContaining("Mutation");
-        assertThat(reader.pendingSidecars().collectList().block()).hasSize(StrandedGraph.SIDECARS + 1);
+        assertThat(HandleInternals.of(reader).pendingSidecars().collectList().block()).hasSize(StrandedGraph.SIDECARS + 1);
         assertThat(reader.recoveries().collectList().block()).isEmpty();
         assertThat(CrashHarness.state(reader, services)).isEqualTo(before);
         assertThat(recoveryCommits(reader)).isZero();

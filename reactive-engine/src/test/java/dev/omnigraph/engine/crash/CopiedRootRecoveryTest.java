@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -118,7 +119,7 @@ class CopiedRootRecoveryTest {
         CrashHarness.copy(original, copy);
         Map<String, String> untouched = CrashHarness.digests(original);
         try (Omnigraph graph = Omnigraph.open(services, copy, OpenMode.READ_WRITE).block()) {
-            assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+            assertThat(HandleInternals.of(graph).pendingSidecars().collectList().block()).isEmpty();
             assertThat(CrashHarness.state(graph, BranchCrashTest.BRANCH, services)).isEqualTo(before);
             assertThat(graph.recoveries().collectList().block()).singleElement().satisfies(row -> {
                 assertThat(row.operationId()).isEqualTo(pending.operationId());
@@ -131,7 +132,7 @@ class CopiedRootRecoveryTest {
         assertThat(CrashHarness.digests(original)).isEqualTo(untouched);
         try (Omnigraph graph = Omnigraph.open(services, original, OpenMode.READ_WRITE).block()) {
             assertThat(CrashHarness.state(graph, BranchCrashTest.BRANCH, services)).isEqualTo(before);
-            assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+            assertThat(HandleInternals.of(graph).pendingSidecars().collectList().block()).isEmpty();
         }
         assertThat(forks(original, "node:Person")).isEmpty();
     }
@@ -182,7 +183,7 @@ class CopiedRootRecoveryTest {
     }
 
     static void assertRecovered(Omnigraph graph, CrashHarness.GraphState state, RecoveryRecord.Kind kind, Sidecar pending) {
-        assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(HandleInternals.of(graph).pendingSidecars().collectList().block()).isEmpty();
         assertThat(CrashHarness.state(graph, "main", services)).isEqualTo(state);
         assertThat(graph.recoveries().collectList().block()).singleElement().satisfies(row -> {
             assertThat(row.operationId()).isEqualTo(pending.operationId());

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.OpenMode;
@@ -77,7 +78,7 @@ class CrashMatrixTest {
         Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
         CrashHarness.GraphState state = CrashHarness.state(reopened);
         List<RecoveryRecord> audit = reopened.recoveries().collectList().block();
-        assertThat(reopened.pendingSidecars().collectList().block()).as("sidecars after recovery").isEmpty();
+        assertThat(HandleInternals.of(reopened).pendingSidecars().collectList().block()).as("sidecars after recovery").isEmpty();
 
         boolean armed = !step.equals(FailpointCatalog.AFTER_PREPARE) && !step.equals(FailpointCatalog.AFTER_GATES);
         boolean confirmed = step.equals(FailpointCatalog.AFTER_CONFIRM) || step.equals(FailpointCatalog.AFTER_PUBLISH)
@@ -103,7 +104,7 @@ class CrashMatrixTest {
             assertThat(audit).singleElement().satisfies(r -> assertThat(r.kind()).isEqualTo(RecoveryRecord.Kind.RolledBack));
         }
         // Either way the branch is writable again.
-        assertThat(reopened.gates().allIdle()).isTrue();
+        assertThat(HandleInternals.of(reopened).gates().allIdle()).isTrue();
     }
 
     static Stream<Arguments> recoveryCrashes() {
@@ -151,7 +152,7 @@ class CrashMatrixTest {
 
         Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
         assertThat(CrashHarness.state(reopened)).isEqualTo(rolledForward ? expected.after() : expected.before());
-        assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(HandleInternals.of(reopened).pendingSidecars().collectList().block()).isEmpty();
         List<RecoveryRecord> audit = reopened.recoveries().collectList().block();
         if (audited == null) {
             assertThat(audit).isEmpty();
@@ -178,7 +179,7 @@ class CrashMatrixTest {
         assertThat(CrashHarness.runChild(root, "OPEN", recoveryPoint + "=exit", dir.resolve("tmp2")).died()).isTrue();
         Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
         assertThat(CrashHarness.state(reopened)).as(recoveryPoint).isEqualTo(expected.after());
-        assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(HandleInternals.of(reopened).pendingSidecars().collectList().block()).isEmpty();
         assertThat(reopened.recoveries().collectList().block()).as(recoveryPoint).singleElement()
                 .satisfies(r -> assertThat(r.kind()).isEqualTo(RecoveryRecord.Kind.RolledForward));
     }

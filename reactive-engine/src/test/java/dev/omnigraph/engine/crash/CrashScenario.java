@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import dev.omnigraph.engine.LoadOptions;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.WriteOptions;
@@ -40,7 +41,7 @@ enum CrashScenario {
         @Override
         Mono<?> run(Omnigraph graph) {
             return Mono.defer(() -> {
-                Permit held = graph.gates().forBranch("main").block();
+                Permit held = HandleInternals.of(graph).gates().forBranch("main").block();
                 List<CompletableFuture<?>> writes = new ArrayList<>();
                 try {
                     for (String name : List.of("insert", "addYu", "update")) { // update sees Yu (age 50) too

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.LoadOptions;
@@ -130,7 +131,7 @@ class IndexCrashTest {
     private static void checkResolved(Omnigraph graph, String branch, CrashHarness.GraphState before, String outcome) {
         CrashHarness.GraphState after = CrashHarness.state(graph, branch, services);
         assertThat(after.rows()).isEqualTo(before.rows());
-        assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(HandleInternals.of(graph).pendingSidecars().collectList().block()).isEmpty();
         List<RecoveryRecord> audit = graph.recoveries()
                 .filter(r -> r.sidecarWriterKind().equals("EnsureIndices")).collectList().block();
         Map<String, Long> mainBefore = pinsOf(graph, "main");

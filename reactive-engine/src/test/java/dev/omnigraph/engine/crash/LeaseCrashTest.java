@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -75,7 +76,7 @@ class LeaseCrashTest {
         assertThatThrownBy(() -> Omnigraph.open(services, root, OpenMode.READ_WRITE, lease(java.time.Clock.systemUTC()))
                 .block()).isInstanceOf(Conflict.class).hasMessageContaining("process " + child.pid());
         try (Omnigraph reader = Omnigraph.open(services, root, OpenMode.READ_ONLY).block()) {
-            assertThat(reader.pendingSidecars().collectList().block()).hasSize(1);
+            assertThat(HandleInternals.of(reader).pendingSidecars().collectList().block()).hasSize(1);
             assertThat(CrashHarness.state(reader, services)).isEqualTo(before);
         }
 
@@ -84,7 +85,7 @@ class LeaseCrashTest {
         Omnigraph taker = Omnigraph.open(services, root, OpenMode.READ_WRITE, lease(later)).block();
         try {
             assertThat(taker.snapshot(ReadTarget.main()).block().manifest().writerEpoch()).isEqualTo(2);
-            assertThat(taker.pendingSidecars().collectList().block()).isEmpty();
+            assertThat(HandleInternals.of(taker).pendingSidecars().collectList().block()).isEmpty();
             assertThat(CrashHarness.state(taker, services)).isEqualTo(before);
             assertThat(taker.recoveries().collectList().block()).singleElement()
                     .satisfies(r -> assertThat(r.kind()).isEqualTo(RecoveryRecord.Kind.RolledBack));

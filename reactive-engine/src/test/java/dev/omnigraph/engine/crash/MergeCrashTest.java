@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.LoadOptions;
@@ -179,7 +180,7 @@ class MergeCrashTest {
         assertThat(runChild(root, action, spec, dir.resolve("tmp"))).as("child died").isTrue();
 
         Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
-        assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(HandleInternals.of(reopened).pendingSidecars().collectList().block()).isEmpty();
         assertThat(CrashHarness.state(reopened, action.source, services)).as("source untouched")
                 .isEqualTo(SOURCES.get(action.source));
         List<RecoveryRecord> audit = reopened.recoveries().collectList().block();
@@ -197,7 +198,7 @@ class MergeCrashTest {
         } else {
             assertThat(audit).singleElement().satisfies(r -> assertThat(r.kind()).isEqualTo(audited));
         }
-        assertThat(reopened.gates().allIdle()).isTrue();
+        assertThat(HandleInternals.of(reopened).gates().allIdle()).isTrue();
     }
 
     static boolean runChild(Path root, Action action, String failpoints, Path tmp) throws Exception {

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.StorageServices;
@@ -16,7 +17,7 @@ public final class OptimizeCrashMain {
             Omnigraph graph = Omnigraph.open(services, Path.of(args[0]), OpenMode.READ_WRITE).block();
             try {
                 if (args.length > 1) {
-                    graph.minorCompactionEvery(1);
+                    HandleInternals.of(graph).minorCompactionEvery(1);
                     OptimizeCrashTest.load(graph, args[1] + "\n");
                 } else {
                     graph.optimize(Optional.empty()).block();

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.LoadOptions;
@@ -59,7 +60,8 @@ class OptimizeCrashTest {
         before = CrashHarness.state(seeded, services);
         Path copy = scratch.resolve("written");
         CrashHarness.copy(template, copy);
-        Omnigraph other = Omnigraph.open(services, copy, OpenMode.READ_WRITE).block().minorCompactionEvery(0);
+        Omnigraph other = Omnigraph.open(services, copy, OpenMode.READ_WRITE).block();
+        HandleInternals.of(other).minorCompactionEvery(0);
         load(other, WRITE + "\n");
         written = CrashHarness.state(other, services);
     }
@@ -107,7 +109,7 @@ class OptimizeCrashTest {
     }
 
     /**
-     * A minor compaction (a write's, {@link Omnigraph#minorCompactionEvery}) killed at each of its points: the write
+     * A minor compaction (a write's, {@link HandleInternals#minorCompactionEvery}) killed at each of its points: the write
      * it follows stays committed, the compaction is published forward by the next open or not at all.
      */
     @ParameterizedTest(name = "minor compaction killed at {0}")
@@ -139,7 +141,7 @@ class OptimizeCrashTest {
         List<String> after = new ArrayList<>(List.of("optimize"));
         after.addAll(expected.userCommits());
         assertThat(state.userCommits()).isIn(expected.userCommits(), after);
-        assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(HandleInternals.of(reopened).pendingSidecars().collectList().block()).isEmpty();
         for (var table : reopened.snapshot(ReadTarget.main()).block().tables()) {
             TableRef ref = new TableRef(root.resolve(table.path()).toString(), table.lanceBranch());
             assertThat(services.tables().head(ref).block()).as(table.tableKey()).isEqualTo(table.version());

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.OpenMode;
@@ -78,7 +79,7 @@ class S3CrashMatrixTest {
         try {
             boolean forward = audited == RecoveryRecord.Kind.RolledForward;
             assertThat(CrashHarness.state(reopened, services)).isEqualTo(forward ? expected.after() : expected.before());
-            assertThat(reopened.pendingSidecars().collectList().block()).as("sidecars after recovery").isEmpty();
+            assertThat(HandleInternals.of(reopened).pendingSidecars().collectList().block()).as("sidecars after recovery").isEmpty();
             assertThat(reopened.recoveries().collectList().block()).singleElement()
                     .satisfies(record -> assertThat(record.kind()).isEqualTo(audited));
         } finally {

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -99,7 +100,7 @@ public class S3LeaseProcessesTest {
         assertThatThrownBy(() -> Omnigraph.open(services, root, OpenMode.READ_WRITE, lease(Clock.systemUTC())).block())
                 .isInstanceOf(Conflict.class).hasMessageContaining("writer epoch 2");
         try (Omnigraph reader = Omnigraph.open(services, root, OpenMode.READ_ONLY).block()) {
-            assertThat(reader.pendingSidecars().collectList().block()).hasSize(1);
+            assertThat(HandleInternals.of(reader).pendingSidecars().collectList().block()).hasSize(1);
             assertThat(CrashHarness.state(reader, services)).isEqualTo(before);
         }
 
@@ -108,7 +109,7 @@ public class S3LeaseProcessesTest {
         Omnigraph taker = Omnigraph.open(services, root, OpenMode.READ_WRITE, lease(later)).block();
         try {
             assertThat(taker.snapshot(ReadTarget.main()).block().manifest().writerEpoch()).isEqualTo(3);
-            assertThat(taker.pendingSidecars().collectList().block()).isEmpty();
+            assertThat(HandleInternals.of(taker).pendingSidecars().collectList().block()).isEmpty();
             assertThat(CrashHarness.state(taker, services)).isEqualTo(before);
             assertThat(taker.recoveries().collectList().block()).singleElement()
                     .satisfies(r -> assertThat(r.kind()).isEqualTo(RecoveryRecord.Kind.RolledBack));

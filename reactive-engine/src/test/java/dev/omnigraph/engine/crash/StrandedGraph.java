@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.StorageServices;
@@ -77,7 +78,7 @@ final class StrandedGraph {
                                Map<String, Failpoints.Action> points) throws IOException {
         Omnigraph writer = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
         try {
-            points.forEach(writer.failpoints()::arm);
+            points.forEach(HandleInternals.of(writer).failpoints()::arm);
             Optional<Throwable> failure = writer.mutate("main", QUERIES, query, Map.of(), WriteOptions.DEFAULT)
                     .map(done -> Optional.<Throwable>empty())
                     .onErrorResume(error -> Mono.just(Optional.of(error)))

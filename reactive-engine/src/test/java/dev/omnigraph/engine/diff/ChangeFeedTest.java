@@ -3,7 +3,9 @@ package dev.omnigraph.engine.diff;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.omnigraph.engine.ChangeOperations;
 import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.engine.internal.HandleInternals;
 import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.engine.WriteOptions;
 import dev.omnigraph.storage.error.ChangeFeedGap;
@@ -61,7 +63,7 @@ class ChangeFeedTest {
         String c1 = add("A");
         String c2 = add("B");
         String c3 = add("C");
-        Changes changes = graph.changes(new ChangeLimits(1_000, 8_192, 2, 512));
+        Changes changes = HandleInternals.of(graph).changes(new ChangeLimits(1_000, 8_192, 2, 512));
         FeedPage first = changes.poll("main", new FeedStart.Beginning(), ChangeFilter.ALL, Optional.empty()).block(WAIT);
         assertThat(first.blocks()).extracting(b -> b.cause().graphCommitId()).containsExactly(c1, c2);
         assertThat(first.caughtUp()).contains(false);
@@ -109,7 +111,7 @@ class ChangeFeedTest {
         String genesis = history.get(history.size() - 1).id();
         String stray = ChangeTokens.encode(ChangeFeed.CURSOR, List.of(genesis, "main", ChangeFilter.ALL.scope(),
                 "01JZZZZZZZZZZZZZZZZZZZZZZZ"));
-        assertThatThrownBy(() -> graph.changes().poll("main", new FeedStart.Cursor(stray), ChangeFilter.ALL, Optional.empty())
+        assertThatThrownBy(() -> graph.changes().poll(new ChangeOperations.Poll("main", new FeedStart.Cursor(stray), ChangeFilter.ALL, Optional.empty()))
                 .block(WAIT)).isInstanceOfSatisfying(ChangeFeedGap.class, gap -> {
                     assertThat(gap.cursor()).contains(stray);
                     assertThat(gap.firstUnreadableCommitId()).isNotBlank();

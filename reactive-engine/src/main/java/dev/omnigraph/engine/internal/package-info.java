@@ -1,0 +1,9 @@
+/**
+ * <b>Internal</b>: engine hooks the engine's own modules (HTTP edge, CLI, benchmarks) and tests reach beyond the
+ * public API: a handle's gates, idempotency index, failpoints, object store, pending sidecars, minor compactions and
+ * the raw change engine, through {@link dev.omnigraph.engine.internal.HandleInternals#of}. Nothing here is API: it
+ * changes without notice, and no public method of the public API ({@code dev.omnigraph.engine}) takes or returns a
+ * type of a package marked {@link dev.omnigraph.engine.internal.Internal} ({@code PublicApiSurfaceTest} checks it).
+ */
+@Internal
+package dev.omnigraph.engine.internal;
