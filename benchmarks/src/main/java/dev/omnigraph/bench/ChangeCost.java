@@ -1,9 +1,11 @@
 package dev.omnigraph.bench;
 
+import dev.omnigraph.engine.BranchOperations;
+import dev.omnigraph.engine.ChangeOperations;
 import dev.omnigraph.engine.LoadOptions;
+import dev.omnigraph.engine.MaintenanceOperations;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.WriteOptions;
-import dev.omnigraph.engine.diff.ChangeFilter;
 import dev.omnigraph.engine.diff.CommitChanges;
 import dev.omnigraph.engine.diff.FeedPage;
 import dev.omnigraph.engine.diff.FeedStart;
@@ -23,7 +25,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.arrow.vector.types.pojo.Schema;
 import reactor.core.publisher.Flux;
@@ -69,7 +70,8 @@ final class ChangeCost implements Scenario {
         Series poll = report.row(String.format(Locale.ROOT, "N=%,d: feed poll of a 1-row update", n), raw.name());
         Omnigraph graph = Workload.seeded(ctx, new GraphRoot.Local(dir.resolve("graph")), Workload.SCHEMA, dir, "p", n,
                 Workload.LOAD_CHUNK, Workload::personLine);
-        ctx.run(() -> graph.optimize(Optional.empty())); // few, large fragments: the case a whole-table diff hurts
+        // Few, large fragments: the case a whole-table diff hurts.
+        ctx.run(() -> graph.maintenance().optimize(MaintenanceOperations.Target.main()));
         TableStorage tables = ctx.services().tables();
         Schema schema = Workload.schemaOf(graph, "node:Person");
         TableRef rawPersons = Workload.rawTable(ctx, dir.resolve("raw"), schema);
@@ -87,9 +89,9 @@ final class ChangeCost implements Scenario {
             String commit = ctx.run(() -> graph.mutate("main", SET_AGE, "setAge", Map.of("name", name, "age", age),
                     WriteOptions.DEFAULT)).commit().orElseThrow().id();
             CommitChanges page = ctx.runOrMeasure(warm ? null : changes,
-                    () -> graph.changes().commit(commit, ChangeFilter.ALL, Optional.empty(), Optional.empty()));
+                    () -> graph.changes().commit(ChangeOperations.CommitPage.of(commit)));
             FeedPage polled = ctx.runOrMeasure(warm ? null : poll,
-                    () -> graph.changes().poll("main", new FeedStart.After(before), ChangeFilter.ALL, Optional.empty()));
+                    () -> graph.changes().poll(ChangeOperations.Poll.of("main", new FeedStart.After(before))));
             List<RowBatch> read = ctx.runOrMeasure(warm ? null : raw, () -> tables.open(rawPersons, OptionalLong.empty())
                     .flatMapMany(s -> tables.scan(s, ScanRequest.where("id = '" + name + "'"))).collectList());
             if (page.changes().size() != 1 || polled.blocks().stream().mapToLong(b -> b.changes().size()).sum() != 1
@@ -107,7 +109,8 @@ final class ChangeCost implements Scenario {
         Path dir = ctx.workDir(name() + "-merge");
         StringBuilder schemaText = new StringBuilder();
         for (int t = 0; t < TYPES; t++) schemaText.append("node T").append(t).append(" {\n    name: String @key\n    age: I32?\n}\n");
-        Omnigraph graph = ctx.run(() -> Omnigraph.init(ctx.services(), new GraphRoot.Local(dir.resolve("graph")), schemaText.toString()));
+        Omnigraph graph = ctx.run(() -> Omnigraph.at(new GraphRoot.Local(dir.resolve("graph"))).services(ctx.services())
+                .init(schemaText.toString()));
         TableStorage tables = ctx.services().tables();
         List<TableRef> raw = new ArrayList<>();
         for (int t = 0; t < TYPES; t++) {
@@ -122,7 +125,7 @@ final class ChangeCost implements Scenario {
             ctx.run(() -> Workload.rawAppend(tables, ref, rows));
             raw.add(ref);
         }
-        ctx.run(() -> graph.optimize(Optional.empty()));
+        ctx.run(() -> graph.maintenance().optimize(MaintenanceOperations.Target.main()));
         int reps = ctx.options().pick(7, 2);
         for (int delta : List.of(1, 50)) {
             Series rawUpserts = report.row(String.format(Locale.ROOT,
@@ -133,7 +136,7 @@ final class ChangeCost implements Scenario {
                 boolean warm = rep < 0;
                 String branch = "d" + delta + "r" + (rep + 1);
                 int age = 1_000 + delta * 100 + rep + 1;
-                ctx.run(() -> graph.createBranch(branch, Optional.empty()));
+                ctx.run(() -> graph.branches().create(branch));
                 StringBuilder ndjson = new StringBuilder();
                 List<List<Map<String, Object>>> perType = new ArrayList<>();
                 for (int t = 0; t < TYPES; t++) perType.add(new ArrayList<>());
@@ -149,7 +152,7 @@ final class ChangeCost implements Scenario {
                 byte[] unrelated = (line(TYPES - 1, n - 1 - rep - 1, age) + "\n").getBytes(StandardCharsets.UTF_8);
                 ctx.run(() -> graph.load("main", LoadMode.MERGE, Flux.just(ByteBuffer.wrap(unrelated)), LoadOptions.DEFAULT));
                 MergeResult result = ctx.runOrMeasure(warm ? null : merge,
-                        () -> graph.mergeBranch(branch, "main", false, Optional.empty()));
+                        () -> graph.branches().merge(BranchOperations.Merge.of(branch, "main")));
                 if (result.outcome() != MergeOutcome.MERGED || result.affectedNodes() != delta) {
                     throw new IllegalStateException("a " + delta + "-row merge gave " + result);
                 }
@@ -190,7 +193,7 @@ final class ChangeCost implements Scenario {
                 long count = 0;
                 FeedStart start = new FeedStart.After(before);
                 while (true) {
-                    FeedPage page = graph.changes().poll("main", start, ChangeFilter.ALL, Optional.of(8_192)).block();
+                    FeedPage page = graph.changes().poll(ChangeOperations.Poll.of("main", start).limit(8_192)).block();
                     count += page.blocks().stream().mapToLong(b -> b.changes().size()).sum();
                     if (page.nextPageToken().isEmpty()) return count;
                     start = new FeedStart.Page(page.nextPageToken().get());

@@ -2,7 +2,6 @@ package dev.omnigraph.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.omnigraph.engine.diff.ChangeFilter;
 import dev.omnigraph.engine.diff.CommitChanges;
 import dev.omnigraph.engine.diff.EntityChange;
 import dev.omnigraph.engine.diff.FeedPage;
@@ -66,25 +65,25 @@ class ChangeCostTest {
     private Costs measure(int rows) {
         StorageCallCounter counter = new StorageCallCounter();
         StorageServices services = EngineFixture.countingServices(counter);
-        try (Omnigraph graph = Omnigraph.init(services, dir.resolve("g" + rows), EngineFixture.SOCIAL).block(WAIT)) {
+        try (Omnigraph graph = Omnigraph.at(dir.resolve("g" + rows)).services(services).init(EngineFixture.SOCIAL).block(WAIT)) {
             int chunk = (rows + LOADS - 1) / LOADS;
             for (int from = 0; from < rows; from += chunk) {
                 graph.load("main", LoadMode.APPEND, persons(from, Math.min(rows, from + chunk)), LoadOptions.DEFAULT)
                         .block(WAIT);
             }
-            graph.optimize(Optional.empty()).block(WAIT); // few, large fragments
-            graph.createBranch("feature", Optional.empty()).block(WAIT);
+            graph.maintenance().optimize(MaintenanceOperations.Target.main()).block(WAIT); // few, large fragments
+            graph.branches().create("feature").block(WAIT);
             String before = graph.commits("main").blockFirst(WAIT).id();
             String changed = setAge(graph, "main", "p00777", 99);
             setAge(graph, "feature", "p01234", 77);
 
             var start = counter.snapshot();
-            CommitChanges page = graph.changes().commit(changed, ChangeFilter.ALL, Optional.empty(), Optional.empty()).block(WAIT);
+            CommitChanges page = graph.changes().commit(ChangeOperations.CommitPage.of(changed)).block(WAIT);
             var afterCommitChanges = counter.snapshot();
-            FeedPage polled = graph.changes().poll("main", new FeedStart.After(before), ChangeFilter.ALL, Optional.empty())
+            FeedPage polled = graph.changes().poll(ChangeOperations.Poll.of("main", new FeedStart.After(before)))
                     .block(WAIT);
             var afterPoll = counter.snapshot();
-            MergeResult merged = graph.mergeBranch("feature", "main", false, Optional.empty()).block(WAIT);
+            MergeResult merged = graph.branches().merge(BranchOperations.Merge.of("feature", "main")).block(WAIT);
             var afterMerge = counter.snapshot();
 
             assertThat(page.changes()).extracting(EntityChange::id).containsExactly("p00777");

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.cleanup.CleanupOptions;
 import dev.omnigraph.engine.cleanup.CleanupReport;
-import dev.omnigraph.engine.diff.ChangeFilter;
 import dev.omnigraph.engine.diff.CommitChanges;
 import dev.omnigraph.engine.diff.EntityChange;
 import dev.omnigraph.engine.diff.FeedPage;
@@ -41,7 +40,7 @@ class ChangeHistoryGapTest {
     @Test
     void diffsStayExactWithIntermediateVersionsCleanedUpAndACompactionBetween() {
         StorageServices services = EngineFixture.services();
-        try (Omnigraph graph = Omnigraph.init(services, dir.resolve("g"), EngineFixture.SOCIAL).block(WAIT)) {
+        try (Omnigraph graph = Omnigraph.at(dir.resolve("g")).services(services).init(EngineFixture.SOCIAL).block(WAIT)) {
             String genesis = graph.commits("main").blockFirst(WAIT).id();
             // 2,000 rows: the load commits its data, then folds them into indexes (a second table version).
             String load = graph.load("main", LoadMode.APPEND, persons(0, 2_000), LoadOptions.DEFAULT).block(WAIT)
@@ -49,11 +48,11 @@ class ChangeHistoryGapTest {
             String update = mutate(graph, "setAge", Map.of("name", "p01500", "age", 99));
             String more = graph.load("main", LoadMode.APPEND, persons(2_000, 3_500), LoadOptions.DEFAULT).block(WAIT)
                     .commit().orElseThrow().id();
-            graph.optimize(Optional.empty()).block(WAIT); // rewrites the Person fragments
+            graph.maintenance().optimize(MaintenanceOperations.Target.main()).block(WAIT); // rewrites the Person fragments
             String afterCompaction = mutate(graph, "setAge", Map.of("name", "p00007", "age", 98));
             String deleted = mutate(graph, "drop", Map.of("name", "p03000"));
 
-            CleanupReport cleaned = graph.cleanup(CleanupOptions.of(OptionalInt.of(100), Optional.empty(), true)).block(WAIT);
+            CleanupReport cleaned = graph.maintenance().cleanup(CleanupOptions.of(OptionalInt.of(100), Optional.empty(), true)).block(WAIT);
             assertThat(cleaned.tables()).as("versions no commit pins were deleted")
                     .anySatisfy(table -> assertThat(table.location()).startsWith("nodes/"));
 
@@ -67,7 +66,7 @@ class ChangeHistoryGapTest {
             FeedStart start = new FeedStart.After(genesis);
             FeedPage page;
             do {
-                page = graph.changes().poll("main", start, ChangeFilter.ALL, Optional.of(8_000)).block(WAIT);
+                page = graph.changes().poll(ChangeOperations.Poll.of("main", start).limit(8_000)).block(WAIT);
                 page.blocks().forEach(block -> block.changes().forEach(change -> fed.add(describe(change))));
                 start = page.nextPageToken().<FeedStart>map(FeedStart.Page::new).orElse(start);
             } while (page.nextPageToken().isPresent());
@@ -86,7 +85,8 @@ class ChangeHistoryGapTest {
         List<String> out = new ArrayList<>();
         Optional<String> token = Optional.empty();
         do {
-            CommitChanges page = graph.changes().commit(commit, ChangeFilter.ALL, token, Optional.of(8_000)).block(WAIT);
+            ChangeOperations.CommitPage request = ChangeOperations.CommitPage.of(commit).limit(8_000);
+            CommitChanges page = graph.changes().commit(token.map(request::pageToken).orElse(request)).block(WAIT);
             page.changes().forEach(change -> out.add(describe(change)));
             token = page.nextPageToken();
         } while (token.isPresent());

@@ -79,7 +79,7 @@ class ChangeFeedTest {
         String commit = graph.mutate("main", QUERIES, "addMany", Map.of("a", "a1", "b", "b1", "c", big, "d", "d1",
                 "e", "e1"), WriteOptions.DEFAULT).block(WAIT).commit().orElseThrow().id();
         // Room for about three small changes (an estimate of ~150 bytes each), never for the 3 KB one and another.
-        Changes changes = graph.changes(new ChangeLimits(1_000, 8_192, 128, 512, 500));
+        Changes changes = HandleInternals.of(graph).changes(new ChangeLimits(1_000, 8_192, 128, 512, 500));
 
         List<List<String>> commitPages = new java.util.ArrayList<>();
         Optional<String> token = Optional.empty();
