@@ -56,7 +56,10 @@ public final class Omnigraph implements AutoCloseable {
     static final String INIT_CLAIM = GraphInit.CLAIM;
 
     static {
-        HandleInternals.install(graph -> graph.internals);
+        HandleInternals.install(handle -> {
+            if (handle instanceof Omnigraph graph) return graph.internals;
+            throw new IllegalArgumentException("not a graph handle: " + handle.getClass().getName());
+        });
     }
 
     private final GraphRoot root;

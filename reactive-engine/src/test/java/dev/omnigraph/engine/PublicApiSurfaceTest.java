@@ -2,7 +2,7 @@ package dev.omnigraph.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.omnigraph.engine.internal.Internal;
+import dev.omnigraph.engine.annotation.Internal;
 import java.io.IOException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Executable;

@@ -1,6 +1,5 @@
 package dev.omnigraph.engine.internal;
 
-import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.diff.ChangeLimits;
 import dev.omnigraph.engine.diff.Changes;
 import dev.omnigraph.engine.gate.Gates;
@@ -13,25 +12,26 @@ import java.util.function.Function;
 import reactor.core.publisher.Flux;
 
 /**
- * What the engine's own modules and tests reach on an {@link Omnigraph} handle beyond the public API. Obtained with
- * {@link #of(Omnigraph)}; the handle installs the implementation when its class initialises (the usual "shared
- * secrets" arrangement), so the public type carries none of these methods.
+ * What the engine's own modules and tests reach on a graph handle beyond the public API. Obtained with
+ * {@link #of(Object)}; the handle installs the implementation when its class initialises (the usual "shared
+ * secrets" arrangement), so the public type carries none of these methods. The handle is taken as an
+ * {@code Object} so that this package never names the public API's package (which names this one).
  */
 public abstract class HandleInternals {
-    private static volatile Function<Omnigraph, HandleInternals> access;
+    private static volatile Function<Object, HandleInternals> access;
 
     /** For the engine's implementation only. */
     protected HandleInternals() {
     }
 
-    /** The internals of {@code graph}. */
-    public static HandleInternals of(Omnigraph graph) {
+    /** The internals of {@code graph}, an open graph handle; anything else is an {@code IllegalArgumentException}. */
+    public static HandleInternals of(Object graph) {
         Objects.requireNonNull(graph, "graph");
         return access.apply(graph); // set: a live handle means its class has initialised
     }
 
-    /** Called once, by {@link Omnigraph}'s class initialiser. */
-    public static synchronized void install(Function<Omnigraph, HandleInternals> implementation) {
+    /** Called once, by the handle class's initialiser. */
+    public static synchronized void install(Function<Object, HandleInternals> implementation) {
         if (access != null) {
             throw new IllegalStateException("handle internals are installed already");
         }

@@ -5,4 +5,4 @@
 @Internal
 package dev.omnigraph.engine.lex;
 
-import dev.omnigraph.engine.internal.Internal;
+import dev.omnigraph.engine.annotation.Internal;

@@ -6,4 +6,4 @@
 @Internal
 package dev.omnigraph.engine.query;
 
-import dev.omnigraph.engine.internal.Internal;
+import dev.omnigraph.engine.annotation.Internal;

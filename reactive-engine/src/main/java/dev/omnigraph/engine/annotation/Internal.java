@@ -1,4 +1,4 @@
-package dev.omnigraph.engine.internal;
+package dev.omnigraph.engine.annotation;
 
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
