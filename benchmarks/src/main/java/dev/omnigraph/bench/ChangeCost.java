@@ -14,6 +14,7 @@ import dev.omnigraph.engine.merge.MergeOutcome;
 import dev.omnigraph.engine.merge.MergeResult;
 import dev.omnigraph.storage.RowBatch;
 import dev.omnigraph.storage.ScanRequest;
+import dev.omnigraph.storage.SqlLiterals;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.TableStorage;
 import dev.omnigraph.storage.root.GraphRoot;
@@ -93,7 +94,7 @@ final class ChangeCost implements Scenario {
             FeedPage polled = ctx.runOrMeasure(warm ? null : poll,
                     () -> graph.changes().poll(ChangeOperations.Poll.of("main", new FeedStart.After(before))));
             List<RowBatch> read = ctx.runOrMeasure(warm ? null : raw, () -> tables.open(rawPersons, OptionalLong.empty())
-                    .flatMapMany(s -> tables.scan(s, ScanRequest.where("id = '" + name + "'"))).collectList());
+                    .flatMapMany(s -> tables.scan(s, ScanRequest.where(SqlLiterals.eq("id", name)))).collectList());
             if (page.changes().size() != 1 || polled.blocks().stream().mapToLong(b -> b.changes().size()).sum() != 1
                     || read.stream().mapToInt(RowBatch::size).sum() != 1) {
                 throw new IllegalStateException("a 1-row update read back as " + page + " / " + polled);

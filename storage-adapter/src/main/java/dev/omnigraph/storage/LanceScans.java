@@ -51,9 +51,8 @@ final class LanceScans {
             chunks.add(picks.rowIds().subList(from, Math.min(picks.size(), from + TAKE_CHUNK)));
         }
         if (snapshot.schema().getFields().stream().anyMatch(BlobEncoding::isEncoded)) {
-            return Flux.fromIterable(chunks).concatMap(ids -> scan(snapshot, ScanRequest.where(LanceBlobs.ROW_ID + " IN ("
-                    + ids.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + ")")
-                    .onFragments(picks.fragments())));
+            return Flux.fromIterable(chunks).concatMap(ids -> scan(snapshot,
+                    ScanRequest.where(SqlLiterals.inNumbers(LanceBlobs.ROW_ID, ids)).onFragments(picks.fragments())));
         }
         List<String> columns = snapshot.schema().getFields().stream().map(Field::getName).toList();
         return datasets.with("rowsAt", snapshot.ref(), OptionalLong.of(snapshot.version()), (dataset, allocator) -> {

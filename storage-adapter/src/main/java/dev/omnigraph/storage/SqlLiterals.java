@@ -117,6 +117,20 @@ public final class SqlLiterals {
         return anyOf(chunks);
     }
 
+    /** {@code `column` IN (1, 2, …)} of whole numbers, chunked like {@link #inList}; an empty list matches nothing. */
+    public static String inNumbers(String column, List<Long> values) {
+        String col = column(column);
+        List<String> chunks = new ArrayList<>();
+        for (int from = 0; from < values.size(); from += IN_CHUNK) {
+            StringBuilder chunk = new StringBuilder(col).append(" IN (");
+            for (int i = from; i < Math.min(values.size(), from + IN_CHUNK); i++) {
+                chunk.append(i == from ? "" : ", ").append(values.get(i).longValue());
+            }
+            chunks.add(chunk.append(')').toString());
+        }
+        return anyOf(chunks);
+    }
+
     /** The conjunction of {@code parts} as a balanced tree ({@code true} when empty). */
     public static String allOf(List<String> parts) {
         return parts.isEmpty() ? "true" : balanced(parts, " AND ", 0, parts.size());
