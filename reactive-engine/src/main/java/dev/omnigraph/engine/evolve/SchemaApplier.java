@@ -188,7 +188,7 @@ public final class SchemaApplier {
                 .then(ctx.failpoints().hit(point(AFTER_REWRITES)))
                 .then(Mono.defer(() -> ctx.sidecars().write(SchemaIntent.confirmed(intent, landed))))
                 .then(ctx.failpoints().hit(point(AFTER_CONFIRM)))
-                .then(Mono.defer(() -> ctx.publisher().publish(ApplyDelta.request(state, main, plan.target().catalog(),
+                .then(Mono.defer(() -> ctx.publisher().publish(ApplyDelta.request(state, main, plan.target(),
                         landed, intent.protocolV3().lineage()))))
                 .flatMap(commit -> ctx.failpoints().hit(point(AFTER_PUBLISH))
                         .then(ContractStaging.promote(files, ctx.failpoints()))

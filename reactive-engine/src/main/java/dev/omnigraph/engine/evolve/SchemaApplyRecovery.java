@@ -102,7 +102,7 @@ public final class SchemaApplyRecovery {
         return Mono.zip(ContractStaging.read(files), ctx.manifest().load(GraphBranches.MAIN),
                         ctx.manifest().branchIdentity(GraphBranches.MAIN))
                 .flatMap(loaded -> ctx.publisher().publish(ApplyDelta.request(loaded.getT2(), loaded.getT3(),
-                        loaded.getT1().catalog(), SchemaIntent.landed(sidecar), sidecar.protocolV3().lineage())))
+                        loaded.getT1(), SchemaIntent.landed(sidecar), sidecar.protocolV3().lineage())))
                 .then(finish(sidecar));
     }
 
