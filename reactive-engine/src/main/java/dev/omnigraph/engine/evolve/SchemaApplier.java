@@ -196,9 +196,13 @@ public final class SchemaApplier {
                         .thenReturn(commit));
     }
 
-    /** After arming, a failure is resolved at once: a rolled-forward apply succeeded after all. */
+    /**
+     * After arming, a failure is resolved at once, from the durable intent (it may be confirmed by now): a
+     * rolled-forward apply succeeded after all.
+     */
     private Mono<GraphCommit> resolve(Sidecar intent, Throwable original) {
-        return new SchemaApplyRecovery(ctx, files).recover(intent)
+        return ctx.sidecars().read(intent.operationId())
+                .flatMap(durable -> new SchemaApplyRecovery(ctx, files).recover(durable.orElse(intent)))
                 .flatMap(forward -> forward
                         ? ctx.manifest().commit(intent.protocolV3().lineage().graphCommitId())
                         : Mono.<GraphCommit>error(original))
