@@ -15,7 +15,9 @@ import dev.omnigraph.engine.read.QueryExecutor;
 import dev.omnigraph.engine.read.QueryLimits;
 import dev.omnigraph.engine.read.QueryResult;
 import dev.omnigraph.engine.read.search.CorpusCache;
+import dev.omnigraph.engine.read.PinnedRead;
 import dev.omnigraph.engine.schema.Catalog;
+import dev.omnigraph.engine.schema.PinnedCatalog;
 import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.ValidText;
@@ -105,9 +107,15 @@ final class GraphReads {
                     ? Optional.of(compileRead(source, queryName, live)) : Optional.empty();
             Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
             return snapshot(target).flatMap(snapshot -> catalogOf(target, snapshot, live).map(catalog -> {
+                // Pinned to a commit of another schema: today's names resolve by identity (a renamed type answers
+                // to its new name too); a name dropped and re-created since is refused rather than misread.
+                Catalog resolving = catalog == live ? live : PinnedCatalog.of(catalog, live);
                 CompiledQuery compiled = early.filter(q -> catalog == live)
-                        .orElseGet(() -> compileRead(source, queryName, catalog));
+                        .orElseGet(() -> compileRead(source, queryName, resolving));
                 ReadPlan plan = (ReadPlan) compiled;
+                if (catalog != live) {
+                    PinnedRead.requireSameTypes(plan, catalog, live, snapshot.graphCommitId().orElse("?"));
+                }
                 BoundParams bound = compiled.bind(params);
                 QueryResult result = new QueryExecutor(services.tables(), root.uri(), catalog, failpoints, corpusStats)
                         .execute(plan, bound, snapshot.manifest(), now, limits);

@@ -134,18 +134,22 @@ class SchemaApplyRecoveryTest extends InitedGraphTestBase {
     }
 
     @Test
-    void aConfirmedApplyThatRollsForwardIsAuditedWithItsActor() {
+    void aConfirmedApplyThatFailsIsCompensatedBackAndAuditedWithItsActor() {
+        long pinned = EngineInternals.pins(graph).get("node:Person").version();
         graph.failpoints().arm("schema_apply.after_confirm", new Failpoints.Action.Error());
-        var result = graph.applySchema(NEXT, false, Optional.of("alice")).block(Duration.ofSeconds(120));
+        assertThatThrownBy(() -> graph.applySchema(NEXT, false, Optional.of("alice")).block(Duration.ofSeconds(120)))
+                .hasMessageContaining("schema_apply.after_confirm");
         graph.failpoints().disarm("schema_apply.after_confirm");
-        assertThat(result.commit()).isPresent();
-        assertThat(graph.schemaSource()).isEqualTo(NEXT);
+        assertThat(graph.schemaSource()).isEqualTo(SchemaEvolutionTest.BASE);
+        assertThat(graph.sidecars().list().collectList().block()).isEmpty();
         assertThat(graph.recoveries().collectList().block()).singleElement().satisfies(record -> {
-            assertThat(record.kind()).isEqualTo(RecoveryRecord.Kind.RolledForward);
-            assertThat(record.graphCommitId()).contains(result.commit().orElseThrow().id());
+            assertThat(record.kind()).isEqualTo(RecoveryRecord.Kind.RolledBack);
             assertThat(record.recoveryForActor()).contains("alice");
             assertThat(record.sidecarWriterKind()).isEqualTo("SchemaApply");
+            assertThat(record.tables()).contains(new RecoveryRecord.TableOutcome("node:Person", pinned + 1, pinned));
+            assertThat(graph.commit(record.graphCommitId().orElseThrow()).block().actorId()).contains("omnigraph:recovery");
         });
-        assertThat(graph.commit(result.commit().orElseThrow().id()).block().actorId()).contains("alice");
+        graph.applySchema(NEXT, false, Optional.of("alice")).block(Duration.ofSeconds(120));
+        assertThat(graph.schemaSource()).isEqualTo(NEXT);
     }
 }

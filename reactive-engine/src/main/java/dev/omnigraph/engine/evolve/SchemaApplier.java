@@ -197,12 +197,12 @@ public final class SchemaApplier {
     }
 
     /**
-     * After arming, a failure is resolved at once, from the durable intent (it may be confirmed by now): a
-     * rolled-forward apply succeeded after all.
+     * After arming, a failure is compensated at once from the durable intent: finished when its commit is already
+     * visible (the apply succeeded after all), else rolled back (as every writer compensates its own attempt).
      */
     private Mono<GraphCommit> resolve(Sidecar intent, Throwable original) {
         return ctx.sidecars().read(intent.operationId())
-                .flatMap(durable -> new SchemaApplyRecovery(ctx, files).recover(durable.orElse(intent)))
+                .flatMap(durable -> new SchemaApplyRecovery(ctx, files).compensate(durable.orElse(intent)))
                 .flatMap(forward -> forward
                         ? ctx.manifest().commit(intent.protocolV3().lineage().graphCommitId())
                         : Mono.<GraphCommit>error(original))

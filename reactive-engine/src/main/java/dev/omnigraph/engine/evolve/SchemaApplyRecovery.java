@@ -79,6 +79,15 @@ public final class SchemaApplyRecovery {
 
     /** One intent resolved; emits true when it rolled forward (its commit is published and its contract live). */
     Mono<Boolean> recover(Sidecar sidecar) {
+        return recover(sidecar, false);
+    }
+
+    /** The applier undoing its own failed attempt: finish it if its commit is visible, else roll it back. */
+    Mono<Boolean> compensate(Sidecar sidecar) {
+        return recover(sidecar, true);
+    }
+
+    private Mono<Boolean> recover(Sidecar sidecar, boolean compensating) {
         Sidecar.ProtocolV3 payload = sidecar.protocolV3();
         Optional<String> outside = ctx.sidecars().paths().refusal(sidecar);
         if (payload == null || outside.isPresent()) {
@@ -105,7 +114,9 @@ public final class SchemaApplyRecovery {
                                 if (refusal.isPresent()) {
                                     return refuse(sidecar, refusal.get());
                                 }
-                                return canRollForward(sidecar, byPin, live.getT1(), live.getT2())
+                                Mono<Boolean> mayForward = compensating ? Mono.just(false)
+                                        : canRollForward(sidecar, byPin, live.getT1(), live.getT2());
+                                return mayForward
                                         .flatMap(forward -> forward
                                                 ? rollForward(sidecar, live.getT1(), live.getT2()).thenReturn(true)
                                                 : rollBack(sidecar, live.getT1(), byPin).thenReturn(false));

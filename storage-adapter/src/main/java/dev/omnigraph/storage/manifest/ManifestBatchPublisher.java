@@ -291,7 +291,8 @@ public final class ManifestBatchPublisher {
         rows.add(ManifestRows.stamp(ManifestSchema.INTERNAL_SCHEMA_VERSION, epoch, schemaAfter(request, state)));
         for (TableEntry update : request.tableUpdates()) {
             TableEntry registered = state.tables().get(update.tableKey());
-            if (registered != null && !registered.objectId().equals(update.objectId())) {
+            // A dropped type's tombstone keeps its key; a type re-created under that name registers a new identity.
+            if (registered != null && !registered.tombstone() && !registered.objectId().equals(update.objectId())) {
                 throw new StorageFault("publish of " + commit.id() + " would rebind " + update.tableKey()
                         + " to another table identity", null);
             }

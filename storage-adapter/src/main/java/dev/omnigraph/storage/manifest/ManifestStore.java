@@ -191,6 +191,9 @@ public final class ManifestStore {
                         throw new StorageFault("corrupt manifest at " + manifestPath + ": two live tables claim "
                                 + entry.tableKey(), null);
                     }
+                    if (clash != null && !clash.tombstone()) {
+                        byKey.put(entry.tableKey(), clash); // a re-created type's live row wins over the old tombstone
+                    }
                 }
                 case TYPE_HEAD -> heads.put(ManifestRows.headBranch(row), ManifestRows.headCommitId(row));
                 default -> {
