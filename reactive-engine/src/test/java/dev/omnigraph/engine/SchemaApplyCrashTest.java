@@ -172,6 +172,37 @@ class SchemaApplyCrashTest {
         }
     }
 
+    /**
+     * Issue 30, item 1, for a schema apply: killed with its sidecar pending (before or after confirming), the root
+     * copied; the copy resolves the apply on its own tables and contract files, the original's files stay byte for
+     * byte the same, and the original then resolves it the same way.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"schema_apply.after_rewrites", "schema_apply.after_confirm"})
+    void aCopiedRootResolvesItsOwnApplyAndLeavesTheOriginalUntouched(String point) throws Exception {
+        Path original = dir.resolve("copied-" + point.replace('.', '_'));
+        copy(seeded, original);
+        ChildJvm.Finished child = ChildJvm.run(SchemaApplyCrashMain.class, dir.resolve("ctmp-" + point.replace('.', '_')),
+                List.of(original.toString()), List.of(Failpoints.ENV + "=" + point + "=exit"), java.time.Duration.ofSeconds(180));
+        assertThat(child.exitValue()).as(child.output()).isEqualTo(Failpoints.EXIT_CODE);
+        Path copied = dir.resolve("copy-of-" + point.replace('.', '_'));
+        dev.omnigraph.engine.crash.CrashHarness.copy(original, copied);
+        Map<String, String> untouched = dev.omnigraph.engine.crash.CrashHarness.digests(original);
+        boolean forward = rollsForward(point);
+        for (Path root : List.of(copied, original)) {
+            try (Omnigraph graph = Omnigraph.open(services, root, OpenMode.READ_WRITE).block()) {
+                assertThat(graph.schemaSource()).isEqualTo(forward ? TARGET : SchemaEvolutionTest.BASE);
+                assertThat(state(graph)).isEqualTo(forward ? newState : oldState);
+                assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+                assertThat(graph.recoveries().collectList().block()).hasSize(1);
+            }
+            if (root.equals(copied)) {
+                assertThat(dev.omnigraph.engine.crash.CrashHarness.digests(original)).as("the original, after its copy recovered")
+                        .isEqualTo(untouched);
+            }
+        }
+    }
+
     /** Table key → its rows, canonical (edge ids are minted, so left out). */
     static Map<String, List<String>> state(Omnigraph graph) {
         Map<String, List<String>> out = new TreeMap<>();
