@@ -138,7 +138,7 @@ final class Classifier {
         Sidecar.BranchIdentifier id = captured.branchIdentifier();
         BranchIdentity then = new BranchIdentity(id.name(), Optional.ofNullable(id.parent()), id.parentVersion(), id.createdAt());
         return then.equals(live) && state.head().equals(Optional.ofNullable(captured.graphHead()))
-                && schemaHolds(captured, state);
+                && schemaHolds(captured, state) && captured.sameTenure(state.writerEpoch());
     }
 
     /**

@@ -174,6 +174,13 @@ public final class SidecarRecovery {
     // ---- roll back -------------------------------------------------------------------------------------------
 
     private Mono<Outcome> rollBack(Sidecar sidecar, String branch, ManifestState state, Map<TablePin, Classifier.Classified> byPin) {
+        try {
+            // A writer whose tenure was taken over must not restore or delete anything: its restores would be
+            // table commits no fence stops (the new holder rolls the intent back under its own epoch).
+            publisher.requireFenced(state);
+        } catch (RuntimeException lost) {
+            return Mono.error(lost);
+        }
         Classifier.Restores restores = Classifier.restores(byPin, state);
         if (!restores.forks().isEmpty()) {
             // Forks this intent created were never published: they go whole, before any restore.

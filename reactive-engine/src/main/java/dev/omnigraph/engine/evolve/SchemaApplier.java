@@ -152,7 +152,7 @@ public final class SchemaApplier {
                     TablePaths.recorded(table.datasetPath()), 0, new Sidecar.Txn(0, null)));
         }
         Sidecar intent = SchemaIntent.armed(Ulid.next(), main, state.head(), accepted.state().schemaIrHash(),
-                accepted.state().schemaIdentityDomain(), actor, nowMicros(), effects);
+                accepted.state().schemaIdentityDomain(), state.writerEpoch(), actor, nowMicros(), effects);
         return requireCreatePathsFree(plan)
                 .then(ContractStaging.write(files, plan.target()))
                 .then(SchemaHistory.keep(files, intent.protocolV3().lineage().graphCommitId(), accepted))

@@ -152,7 +152,8 @@ public final class SchemaApplyRecovery {
                 id.parentVersion(), id.createdAt()).equals(main);
         boolean sameSchema = captured.schemaIrHash() == null
                 || state.schemaIdentity().map(captured.schemaIrHash()::equals).orElse(true);
-        return sameBranch && sameSchema && Objects.equals(state.head().orElse(null), captured.graphHead());
+        return sameBranch && sameSchema && captured.sameTenure(state.writerEpoch())
+                && Objects.equals(state.head().orElse(null), captured.graphHead());
     }
 
     private Mono<Void> rollForward(Sidecar sidecar, ManifestState state, BranchIdentity main) {
@@ -174,6 +175,11 @@ public final class SchemaApplyRecovery {
     // ---- back -----------------------------------------------------------------------------------------------
 
     private Mono<Void> rollBack(Sidecar sidecar, ManifestState state, Map<TablePin, Found> byPin) {
+        try {
+            ctx.publisher().requireFenced(state); // a writer whose tenure was taken over restores and deletes nothing
+        } catch (RuntimeException lost) {
+            return Mono.error(lost);
+        }
         List<TablePin> created = new ArrayList<>();
         List<TablePin> toRestore = new ArrayList<>();
         List<TablePin> restored = new ArrayList<>();
