@@ -22,6 +22,7 @@ import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.ValidText;
 import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import dev.omnigraph.storage.manifest.GraphCommit;
 import dev.omnigraph.storage.manifest.ManifestState;
@@ -100,6 +101,16 @@ final class GraphReads {
 
     Mono<QueryOutput> query(ReadTarget target, String source, String queryName, Map<String, Object> params,
                             QueryLimits limits) {
+        // A head read that met a snapshot of a schema this handle did not know yet (an apply landed meanwhile)
+        // brings its schema up to date and reads once more.
+        return attempt(target, source, queryName, params, limits)
+                .onErrorResume(RecoveryRequired.class, unbound -> target instanceof ReadTarget.Branch
+                                && SCHEMA_BINDING.equals(unbound.operationId())
+                        ? attempt(target, source, queryName, params, limits) : Mono.error(unbound));
+    }
+
+    private Mono<QueryOutput> attempt(ReadTarget target, String source, String queryName, Map<String, Object> params,
+                                      QueryLimits limits) {
         return schema.refreshed().then(Mono.defer(() -> {
             Catalog live = schema.current().catalog();
             // A head read fails fast on a bad query; time travel compiles against the schema of its commit.
@@ -136,10 +147,28 @@ final class GraphReads {
 
     /** The catalog a snapshot was written under: the live one, or for a commit of main the one of its time. */
     private Mono<Catalog> catalogOf(ReadTarget target, GraphSnapshot snapshot, Catalog live) {
-        if (target instanceof ReadTarget.Branch || !snapshot.branch().equals(GraphBranches.MAIN)) {
-            return Mono.just(live);
+        Mono<Catalog> chosen = target instanceof ReadTarget.Branch || !snapshot.branch().equals(GraphBranches.MAIN)
+                ? Mono.just(live) : SchemaHistory.catalogAt(files, manifest, snapshot.manifestVersion(), live);
+        return chosen.flatMap(catalog -> boundTo(snapshot, catalog));
+    }
+
+    /** The operation id of a read refused for reading a snapshot with another schema than it was published under. */
+    static final String SCHEMA_BINDING = "schema_binding";
+
+    /**
+     * A snapshot is read only with the catalog of the schema it was published under: the identity its manifest
+     * stamp records (none on roots stamped before it was recorded). Anything else (another process applied a
+     * schema whose contract this handle cannot load yet) is refused rather than read with the wrong types.
+     */
+    private static Mono<Catalog> boundTo(GraphSnapshot snapshot, Catalog catalog) {
+        Optional<String> stamped = snapshot.manifest().schemaIdentity();
+        if (stamped.isEmpty() || stamped.get().equals(catalog.ir().irHash())) {
+            return Mono.just(catalog);
         }
-        return SchemaHistory.catalogAt(files, manifest, snapshot.manifestVersion(), live);
+        return Mono.error(new RecoveryRequired(SCHEMA_BINDING, "the snapshot at manifest version "
+                + snapshot.manifestVersion() + " was published under schema " + stamped.get()
+                + ", which this handle does not have (it has " + catalog.ir().irHash()
+                + "); an interrupted schema apply must finish first", null));
     }
 
     Flux<String> export(ReadTarget target, Set<String> typeNames) {

@@ -85,7 +85,7 @@ class SchemaAuthorityTest extends InitedGraphTestBase {
         // moves the stored identity; this handle still plans with its own schema.
         String head = graph.commits("main").blockFirst().id();
         graph.publisher().publish(new PublishRequest("main", new ExpectedHead.Exact(Optional.of(head)), Optional.empty(),
-                Map.of(), List.of(), Ulid.next(), Optional.empty(), Optional.of("elsewhere"), 1L, "schema_apply")
+                Map.of(), List.of(), Ulid.next(), Optional.empty(), Optional.of("elsewhere"), 1L, "foreign")
                 .withSchemaIdentity("another-schema")).block();
         long commitsBefore = graph.commits("main").count().block();
 
@@ -98,6 +98,24 @@ class SchemaAuthorityTest extends InitedGraphTestBase {
         assertThat(people()).containsExactly("Ada");
         assertThat(graph.commits("main").count().block()).isEqualTo(commitsBefore);
         assertThat(graph.sidecars().list().collectList().block()).as("refused before the arm").isEmpty();
+    }
+
+    @Test
+    void aReadBindsOnlyTheSchemaItsSnapshotWasPublishedWith() {
+        String query = "query q() { match { $p: Person } return { $p.name } }";
+        assertThat(graph.query(ReadTarget.main(), query, "q", Map.of()).flatMap(out -> out.rows().collectList()).block())
+                .hasSize(1);
+        String head = graph.commits("main").blockFirst().id();
+        graph.publisher().publish(new PublishRequest("main", new ExpectedHead.Exact(Optional.of(head)), Optional.empty(),
+                Map.of(), List.of(), Ulid.next(), Optional.empty(), Optional.of("elsewhere"), 1L, "foreign")
+                .withSchemaIdentity("another-schema")).block();
+        // The head snapshot now says another schema, which this handle cannot load: refused, not read with its own.
+        assertThatThrownBy(() -> graph.query(ReadTarget.main(), query, "q", Map.of()).block())
+                .isInstanceOfSatisfying(dev.omnigraph.storage.error.RecoveryRequired.class,
+                        e -> assertThat(e.getMessage()).contains("another-schema"));
+        // A commit published under this handle's schema still reads.
+        assertThat(graph.query(ReadTarget.commit(head), query, "q", Map.of()).flatMap(out -> out.rows().collectList())
+                .block()).hasSize(1);
     }
 
     @Test
