@@ -171,16 +171,18 @@ final class GraphReads {
                 + "); an interrupted schema apply must finish first", null));
     }
 
+    /** Bound like a query: the catalog of the schema the snapshot was published under, or refused. */
     Flux<String> export(ReadTarget target, Set<String> typeNames) {
         return schema.refreshed().then(snapshot(target)).flatMapMany(snapshot ->
-                new GraphExporter(services.tables(), root.uri(), schema.current().catalog())
-                        .export(snapshot.manifest(), typeNames));
+                catalogOf(target, snapshot, schema.current().catalog()).flatMapMany(catalog ->
+                        new GraphExporter(services.tables(), root.uri(), catalog).export(snapshot.manifest(), typeNames)));
     }
 
     Mono<BlobRead.Slice> blob(ReadTarget target, String typeName, String id, String property, BlobWindow window) {
         return schema.refreshed().then(snapshot(target)).flatMap(snapshot ->
-                new BlobReader(services.tables(), root.uri(), schema.current().catalog())
-                        .read(snapshot.manifest(), typeName, id, property, window));
+                catalogOf(target, snapshot, schema.current().catalog()).flatMap(catalog ->
+                        new BlobReader(services.tables(), root.uri(), catalog)
+                                .read(snapshot.manifest(), typeName, id, property, window)));
     }
 
     Flux<GraphCommit> commits(String branch) {

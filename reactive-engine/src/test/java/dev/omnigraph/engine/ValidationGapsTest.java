@@ -74,6 +74,10 @@ class ValidationGapsTest extends InitedGraphTestBase {
         assertThat(query(ReadTarget.commit(before), byNewName.replace("Human", "Person"))).as("its name of the time")
                 .containsExactly(List.of("Ada", 36));
         assertThat(query(ReadTarget.main(), byNewName)).hasSize(2);
+        // An export of that commit is bound to the schema it was published under too.
+        assertThat(graph.export(ReadTarget.commit(before), java.util.Set.of()).collectList().block())
+                .anySatisfy(line -> assertThat(line).contains("\"Person\"").contains("Ada"))
+                .noneSatisfy(line -> assertThat(line).contains("Human"));
         graph.close();
     }
 
