@@ -39,7 +39,9 @@ public record WriteToken(String branch, BranchIdentity branchIdentity, Optional<
      * another process moved it. Empty when nothing is kept.
      */
     public static Optional<Mono<WriteToken>> kept(ManifestStore manifest, String branch, String schemaIrHash) {
-        return manifest.kept(branch).map(state -> manifest.branchIdentity(branch)
+        // A kept state of another schema is stale (a schema applied since, through another handle): read live.
+        return manifest.kept(branch).filter(state -> state.schemaIdentity().map(schemaIrHash::equals).orElse(true))
+                .map(state -> manifest.branchIdentity(branch)
                 .map(identity -> of(branch, identity, schemaIrHash, state, false)));
     }
 
