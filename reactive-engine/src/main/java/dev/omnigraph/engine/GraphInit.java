@@ -95,7 +95,8 @@ final class GraphInit {
                         .then(SchemaFiles.write(files, accepted))
                         .then(failpoints.hit(FailpointCatalog.INIT_AFTER_SCHEMA_FILES))
                         .then(Mono.fromRunnable(() -> created.add(ManifestSchema.DIRECTORY)))
-                        .then(manifest.create(entries, Ulid.next(), Omnigraph.nowMicros())))
+                        .then(manifest.create(entries, Ulid.next(), Omnigraph.nowMicros(),
+                                accepted.state().schemaIrHash())))
                 .then();
     }
 

@@ -4,6 +4,7 @@ import dev.omnigraph.engine.schema.Catalog;
 import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.engine.schema.SchemaCompiler;
 import dev.omnigraph.engine.schema.SchemaFiles;
+import dev.omnigraph.engine.write.LoadConcurrency;
 import dev.omnigraph.engine.schema.SchemaIr;
 import dev.omnigraph.engine.write.RecoveryCoordinator;
 import dev.omnigraph.storage.Failpoints;
@@ -35,6 +36,7 @@ final class GraphOpening {
     static Mono<Omnigraph> init(StorageServices services, GraphRoot root, String schemaSource, Failpoints failpoints,
                                 LeaseSettings lease) {
         return Mono.defer(() -> {
+            LoadConcurrency.fromEnvironment(); // a bad setting fails here, typed, not the first write
             // Compile before any I/O: a bad schema changes nothing on disk.
             SchemaFiles.Accepted accepted = SchemaFiles.Accepted.compile(schemaSource,
                     SchemaIr.initial(SchemaCompiler.compile(schemaSource), Ulid.next()));
@@ -56,7 +58,9 @@ final class GraphOpening {
     /** With {@code follow}, a refused writer tenure opens a read-only follower instead of failing. */
     static Mono<Omnigraph> open(StorageServices services, GraphRoot root, OpenMode mode, LeaseSettings lease,
                                 boolean follow) {
-        return RootAccess.forOpen(services, root, mode).flatMap(prepared -> {
+        // A bad OMNIGRAPH_LOAD_CONCURRENCY fails the open before any I/O, typed, not the first write.
+        return Mono.fromRunnable(LoadConcurrency::fromEnvironment)
+                .then(Mono.defer(() -> RootAccess.forOpen(services, root, mode))).flatMap(prepared -> {
             GraphRoot canonical = prepared.root();
             ObjectStore files = services.objectStore(canonical);
             if (mode != OpenMode.READ_WRITE) {

@@ -15,11 +15,14 @@ import dev.omnigraph.engine.read.QueryExecutor;
 import dev.omnigraph.engine.read.QueryLimits;
 import dev.omnigraph.engine.read.QueryResult;
 import dev.omnigraph.engine.read.search.CorpusCache;
+import dev.omnigraph.engine.read.PinnedRead;
 import dev.omnigraph.engine.schema.Catalog;
+import dev.omnigraph.engine.schema.PinnedCatalog;
 import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.ValidText;
 import dev.omnigraph.storage.error.BadRequest;
+import dev.omnigraph.storage.error.RecoveryRequired;
 import dev.omnigraph.storage.manifest.GraphBranches;
 import dev.omnigraph.storage.manifest.GraphCommit;
 import dev.omnigraph.storage.manifest.ManifestState;
@@ -98,6 +101,16 @@ final class GraphReads {
 
     Mono<QueryOutput> query(ReadTarget target, String source, String queryName, Map<String, Object> params,
                             QueryLimits limits) {
+        // A head read that met a snapshot of a schema this handle did not know yet (an apply landed meanwhile)
+        // brings its schema up to date and reads once more.
+        return attempt(target, source, queryName, params, limits)
+                .onErrorResume(RecoveryRequired.class, unbound -> target instanceof ReadTarget.Branch
+                                && SCHEMA_BINDING.equals(unbound.operationId())
+                        ? attempt(target, source, queryName, params, limits) : Mono.error(unbound));
+    }
+
+    private Mono<QueryOutput> attempt(ReadTarget target, String source, String queryName, Map<String, Object> params,
+                                      QueryLimits limits) {
         return schema.refreshed().then(Mono.defer(() -> {
             Catalog live = schema.current().catalog();
             // A head read fails fast on a bad query; time travel compiles against the schema of its commit.
@@ -105,9 +118,15 @@ final class GraphReads {
                     ? Optional.of(compileRead(source, queryName, live)) : Optional.empty();
             Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
             return snapshot(target).flatMap(snapshot -> catalogOf(target, snapshot, live).map(catalog -> {
+                // Pinned to a commit of another schema: today's names resolve by identity (a renamed type answers
+                // to its new name too); a name dropped and re-created since is refused rather than misread.
+                Catalog resolving = catalog == live ? live : PinnedCatalog.of(catalog, live);
                 CompiledQuery compiled = early.filter(q -> catalog == live)
-                        .orElseGet(() -> compileRead(source, queryName, catalog));
+                        .orElseGet(() -> compileRead(source, queryName, resolving));
                 ReadPlan plan = (ReadPlan) compiled;
+                if (catalog != live) {
+                    PinnedRead.requireSameTypes(plan, catalog, live, snapshot.graphCommitId().orElse("?"));
+                }
                 BoundParams bound = compiled.bind(params);
                 QueryResult result = new QueryExecutor(services.tables(), root.uri(), catalog, failpoints, corpusStats)
                         .execute(plan, bound, snapshot.manifest(), now, limits);
@@ -128,22 +147,42 @@ final class GraphReads {
 
     /** The catalog a snapshot was written under: the live one, or for a commit of main the one of its time. */
     private Mono<Catalog> catalogOf(ReadTarget target, GraphSnapshot snapshot, Catalog live) {
-        if (target instanceof ReadTarget.Branch || !snapshot.branch().equals(GraphBranches.MAIN)) {
-            return Mono.just(live);
-        }
-        return SchemaHistory.catalogAt(files, manifest, snapshot.manifestVersion(), live);
+        Mono<Catalog> chosen = target instanceof ReadTarget.Branch || !snapshot.branch().equals(GraphBranches.MAIN)
+                ? Mono.just(live) : SchemaHistory.catalogAt(files, manifest, snapshot.manifestVersion(), live);
+        return chosen.flatMap(catalog -> boundTo(snapshot, catalog));
     }
 
+    /** The operation id of a read refused for reading a snapshot with another schema than it was published under. */
+    static final String SCHEMA_BINDING = "schema_binding";
+
+    /**
+     * A snapshot is read only with the catalog of the schema it was published under: the identity its manifest
+     * stamp records (none on roots stamped before it was recorded). Anything else (another process applied a
+     * schema whose contract this handle cannot load yet) is refused rather than read with the wrong types.
+     */
+    private static Mono<Catalog> boundTo(GraphSnapshot snapshot, Catalog catalog) {
+        Optional<String> stamped = snapshot.manifest().schemaIdentity();
+        if (stamped.isEmpty() || stamped.get().equals(catalog.ir().irHash())) {
+            return Mono.just(catalog);
+        }
+        return Mono.error(new RecoveryRequired(SCHEMA_BINDING, "the snapshot at manifest version "
+                + snapshot.manifestVersion() + " was published under schema " + stamped.get()
+                + ", which this handle does not have (it has " + catalog.ir().irHash()
+                + "); an interrupted schema apply must finish first", null));
+    }
+
+    /** Bound like a query: the catalog of the schema the snapshot was published under, or refused. */
     Flux<String> export(ReadTarget target, Set<String> typeNames) {
         return schema.refreshed().then(snapshot(target)).flatMapMany(snapshot ->
-                new GraphExporter(services.tables(), root.uri(), schema.current().catalog())
-                        .export(snapshot.manifest(), typeNames));
+                catalogOf(target, snapshot, schema.current().catalog()).flatMapMany(catalog ->
+                        new GraphExporter(services.tables(), root.uri(), catalog).export(snapshot.manifest(), typeNames)));
     }
 
     Mono<BlobRead.Slice> blob(ReadTarget target, String typeName, String id, String property, BlobWindow window) {
         return schema.refreshed().then(snapshot(target)).flatMap(snapshot ->
-                new BlobReader(services.tables(), root.uri(), schema.current().catalog())
-                        .read(snapshot.manifest(), typeName, id, property, window));
+                catalogOf(target, snapshot, schema.current().catalog()).flatMap(catalog ->
+                        new BlobReader(services.tables(), root.uri(), catalog)
+                                .read(snapshot.manifest(), typeName, id, property, window)));
     }
 
     Flux<GraphCommit> commits(String branch) {

@@ -3,6 +3,7 @@ package dev.omnigraph.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.evolve.SchemaApplier;
+import dev.omnigraph.recovery.RecoveryRecord;
 import dev.omnigraph.storage.Failpoints;
 import dev.omnigraph.storage.testing.ChildJvm;
 import java.io.IOException;
@@ -106,6 +107,17 @@ class SchemaApplyCrashTest {
             assertThat(graph.schemaSource()).isEqualTo(forward ? TARGET : SchemaEvolutionTest.BASE);
             assertThat(state(graph)).isEqualTo(forward ? newState : oldState);
             assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+            // One audit row per recovered intent (none before the arm: nothing to recover), naming the outcome.
+            List<RecoveryRecord> audit = graph.recoveries().collectList().block();
+            if (point.endsWith("after_staging")) {
+                assertThat(audit).isEmpty();
+            } else {
+                assertThat(audit).singleElement().satisfies(record -> {
+                    assertThat(record.kind()).isEqualTo(forward ? RecoveryRecord.Kind.RolledForward : RecoveryRecord.Kind.RolledBack);
+                    assertThat(record.sidecarWriterKind()).isEqualTo("SchemaApply");
+                    assertThat(record.recoveryForActor()).contains("crash");
+                });
+            }
             try (Stream<Path> files = Files.list(root)) {
                 assertThat(files.map(p -> p.getFileName().toString())).noneMatch(name -> name.endsWith(".staging"));
             }
@@ -113,6 +125,81 @@ class SchemaApplyCrashTest {
             graph.applySchema(TARGET, true, Optional.of("crash")).block();
             assertThat(state(graph)).isEqualTo(newState);
             assertThat(graph.schemaSource()).isEqualTo(TARGET);
+        }
+    }
+
+    static Stream<String> recoveryPoints() {
+        return Stream.of("recovery.schema.after_plan", "recovery.schema.after_restore:1");
+    }
+
+    /**
+     * The apply dies after its rewrites (unconfirmed: rolled back), then the recovery of the next open dies too,
+     * after saving its restore plan or after a restore landed. The open after that recognises the restores that
+     * landed (a table is restored once: exactly two versions past its pin), gives the old graph and audits once.
+     */
+    @ParameterizedTest
+    @MethodSource("recoveryPoints")
+    void aRecoveryKilledHalfWayConvergesWithoutRestoringTwice(String point) throws Exception {
+        Path root = dir.resolve("rcrash-" + point.replace('.', '_').replace(':', '_'));
+        copy(seeded, root);
+        Map<String, Long> pinned;
+        try (Omnigraph graph = Omnigraph.open(services, root, OpenMode.READ_ONLY).block()) {
+            pinned = GraphTestSupport.versions(graph);
+        }
+        Path tmp = dir.resolve("rtmp-" + point.replace('.', '_').replace(':', '_'));
+        ChildJvm.Finished apply = ChildJvm.run(SchemaApplyCrashMain.class, tmp, List.of(root.toString()),
+                List.of(Failpoints.ENV + "=schema_apply.after_rewrites=exit"), java.time.Duration.ofSeconds(180));
+        assertThat(apply.exitValue()).as(apply.output()).isEqualTo(Failpoints.EXIT_CODE);
+        ChildJvm.Finished open = ChildJvm.run(SchemaApplyCrashMain.class, tmp, List.of(root.toString(), "open"),
+                List.of(Failpoints.ENV + "=" + point + "=exit"), java.time.Duration.ofSeconds(180));
+        assertThat(open.exitValue()).as("recovery died at %s: %s", point, open.output()).isEqualTo(Failpoints.EXIT_CODE);
+
+        try (Omnigraph graph = Omnigraph.open(services, root, OpenMode.READ_WRITE).block()) {
+            assertThat(graph.schemaSource()).isEqualTo(SchemaEvolutionTest.BASE);
+            assertThat(state(graph)).isEqualTo(oldState);
+            assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+            Map<String, Long> now = GraphTestSupport.versions(graph);
+            pinned.forEach((table, version) -> {
+                if (!table.contains("#") && !table.startsWith("__")) {
+                    // untouched, or overwritten once and restored once
+                    assertThat(now.get(table)).as(table).isIn(version, version + 2);
+                }
+            });
+            assertThat(graph.recoveries().collectList().block()).singleElement()
+                    .satisfies(record -> assertThat(record.kind()).isEqualTo(RecoveryRecord.Kind.RolledBack));
+            graph.applySchema(TARGET, true, Optional.of("crash")).block();
+            assertThat(state(graph)).isEqualTo(newState);
+        }
+    }
+
+    /**
+     * Issue 30, item 1, for a schema apply: killed with its sidecar pending (before or after confirming), the root
+     * copied; the copy resolves the apply on its own tables and contract files, the original's files stay byte for
+     * byte the same, and the original then resolves it the same way.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"schema_apply.after_rewrites", "schema_apply.after_confirm"})
+    void aCopiedRootResolvesItsOwnApplyAndLeavesTheOriginalUntouched(String point) throws Exception {
+        Path original = dir.resolve("copied-" + point.replace('.', '_'));
+        copy(seeded, original);
+        ChildJvm.Finished child = ChildJvm.run(SchemaApplyCrashMain.class, dir.resolve("ctmp-" + point.replace('.', '_')),
+                List.of(original.toString()), List.of(Failpoints.ENV + "=" + point + "=exit"), java.time.Duration.ofSeconds(180));
+        assertThat(child.exitValue()).as(child.output()).isEqualTo(Failpoints.EXIT_CODE);
+        Path copied = dir.resolve("copy-of-" + point.replace('.', '_'));
+        dev.omnigraph.engine.crash.CrashHarness.copy(original, copied);
+        Map<String, String> untouched = dev.omnigraph.engine.crash.CrashHarness.digests(original);
+        boolean forward = rollsForward(point);
+        for (Path root : List.of(copied, original)) {
+            try (Omnigraph graph = Omnigraph.open(services, root, OpenMode.READ_WRITE).block()) {
+                assertThat(graph.schemaSource()).isEqualTo(forward ? TARGET : SchemaEvolutionTest.BASE);
+                assertThat(state(graph)).isEqualTo(forward ? newState : oldState);
+                assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+                assertThat(graph.recoveries().collectList().block()).hasSize(1);
+            }
+            if (root.equals(copied)) {
+                assertThat(dev.omnigraph.engine.crash.CrashHarness.digests(original)).as("the original, after its copy recovered")
+                        .isEqualTo(untouched);
+            }
         }
     }
 

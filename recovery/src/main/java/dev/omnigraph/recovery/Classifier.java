@@ -137,7 +137,16 @@ final class Classifier {
         Sidecar.Authority captured = sidecar.protocolV3().authority();
         Sidecar.BranchIdentifier id = captured.branchIdentifier();
         BranchIdentity then = new BranchIdentity(id.name(), Optional.ofNullable(id.parent()), id.parentVersion(), id.createdAt());
-        return then.equals(live) && state.head().equals(Optional.ofNullable(captured.graphHead()));
+        return then.equals(live) && state.head().equals(Optional.ofNullable(captured.graphHead()))
+                && schemaHolds(captured, state) && captured.sameTenure(state.writerEpoch());
+    }
+
+    /**
+     * The schema the write was planned under is still the graph's: the stamp's recorded identity equals the
+     * captured one (a root or sidecar from before the identity was recorded has nothing to compare).
+     */
+    static boolean schemaHolds(Sidecar.Authority captured, ManifestState state) {
+        return captured.schemaIrHash() == null || state.schemaIdentity().map(captured.schemaIrHash()::equals).orElse(true);
     }
 
     private static Txn planned(Sidecar sidecar, String tableKey) {

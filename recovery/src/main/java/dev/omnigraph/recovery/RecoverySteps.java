@@ -75,6 +75,12 @@ final class RecoverySteps {
         return outcomes;
     }
 
+    /** The audit outcomes of a roll-forward whose commit is visible: exactly the table deltas it published. */
+    static List<TableOutcome> forwardOutcomes(dev.omnigraph.storage.manifest.GraphCommit published) {
+        return published.deltas().stream()
+                .map(delta -> new TableOutcome(delta.tableKey(), delta.fromVersion(), delta.toVersion())).toList();
+    }
+
     /** Deletes the first-touch forks a rolled-back intent created (never published, so never restored). */
     Mono<Void> reclaimForks(List<TablePin> forks) {
         return ForkPins.reclaim(tables, forks.stream().map(paths::ref).toList());

@@ -83,10 +83,24 @@ public record Sidecar(int schemaVersion, String operationId, String startedAt, S
     public record BranchIdentifier(String name, String parent, long parentVersion, long createdAt) {
     }
 
-    /** The authority a write was planned against; recovery never rolls forward once it has moved. */
+    /**
+     * The authority a write was planned against; recovery never rolls forward once it has moved. {@code writerEpoch}
+     * is the writer epoch the branch's stamp carried when the token was captured (null: a sidecar of an older build):
+     * once another tenure fenced the manifest (a takeover raises every stamp), the intent is never rolled forward,
+     * since its writer may still be running, unfenced, on the tables; it is rolled back instead.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Authority(BranchIdentifier branchIdentifier, String graphHead, String schemaIrHash,
-                            String schemaIdentityDomain) {
+                            String schemaIdentityDomain, Long writerEpoch) {
+        public Authority(BranchIdentifier branchIdentifier, String graphHead, String schemaIrHash,
+                         String schemaIdentityDomain) {
+            this(branchIdentifier, graphHead, schemaIrHash, schemaIdentityDomain, null);
+        }
+
+        /** The writer tenure still holds the manifest: no other tenure fenced it since this intent was armed. */
+        public boolean sameTenure(long liveEpoch) {
+            return writerEpoch == null || writerEpoch == liveEpoch;
+        }
     }
 
     /** The commit this write publishes; fixed before any effect and never re-parented. */

@@ -115,11 +115,26 @@ public final class SidecarRecovery {
                 .onErrorResume(NotFound.class, gone -> Mono.just(Optional.empty()))
                 .flatMap(identity -> identity.isEmpty()
                         ? discardOrphan(sidecar)
-                        : manifest.commitOn(branch, payload.lineage().graphCommitId()).flatMap(original -> original.isPresent()
-                                ? finalizeForward(sidecar, original.get().id())
-                                : manifest.commitOn(branch, payload.rollbackGraphCommitId()).flatMap(rollback -> rollback.isPresent()
-                                        ? finalizeBack(sidecar, Optional.of(rollback.get().id()), List.of())
-                                        : decide(sidecar, mode, branch, identity.get()))));
+                        : Mono.zip(manifest.commitOn(branch, payload.lineage().graphCommitId()),
+                                        manifest.commitOn(branch, payload.rollbackGraphCommitId()))
+                                .flatMap(visible -> proven(sidecar, mode, branch, identity.get(),
+                                        VisibleOutcome.of(sidecar, visible.getT1(), visible.getT2()))));
+    }
+
+    /** Finalizes on the outcome the visible commits prove, refuses an impossible one, else decides from the tables. */
+    private Mono<Outcome> proven(Sidecar sidecar, Mode mode, String branch, BranchIdentity identity,
+                                 VisibleOutcome.Proof proof) {
+        if (proof instanceof VisibleOutcome.Proof.Forward forward) {
+            return finish(sidecar, RecoveryRecord.Kind.RolledForward, Optional.of(forward.commit().id()),
+                    RecoverySteps.forwardOutcomes(forward.commit())).thenReturn(new Outcome.RolledForward(forward.commit().id()));
+        }
+        if (proof instanceof VisibleOutcome.Proof.Back back) {
+            return finalizeBack(sidecar, Optional.of(back.commit().id()), List.of());
+        }
+        if (proof instanceof VisibleOutcome.Proof.Violation violation) {
+            return refuse(sidecar, mode, violation.reason());
+        }
+        return decide(sidecar, mode, branch, identity);
     }
 
     static String unrecoverableKind(Sidecar sidecar) {
@@ -159,6 +174,13 @@ public final class SidecarRecovery {
     // ---- roll back -------------------------------------------------------------------------------------------
 
     private Mono<Outcome> rollBack(Sidecar sidecar, String branch, ManifestState state, Map<TablePin, Classifier.Classified> byPin) {
+        try {
+            // A writer whose tenure was taken over must not restore or delete anything: its restores would be
+            // table commits no fence stops (the new holder rolls the intent back under its own epoch).
+            publisher.requireFenced(state);
+        } catch (RuntimeException lost) {
+            return Mono.error(lost);
+        }
         Classifier.Restores restores = Classifier.restores(byPin, state);
         if (!restores.forks().isEmpty()) {
             // Forks this intent created were never published: they go whole, before any restore.

@@ -10,12 +10,10 @@ import dev.omnigraph.storage.manifest.GraphCommit;
 import dev.omnigraph.storage.manifest.ManifestState;
 import dev.omnigraph.storage.manifest.ManifestStore;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Collectors;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -95,8 +93,8 @@ final class SweepPlan {
                 .onErrorResume(NotFound.class, gone -> Mono.just(Optional.empty()))
                 .flatMap(identity -> identity.isEmpty()
                         ? Mono.just(new BranchPlan(branch, Optional.empty(), sidecars.stream().map(SweepPlan::orphan).toList()))
-                        : Mono.zip(manifest.load(branch), manifest.commits(branch).map(GraphCommit::id)
-                                        .collect(Collectors.toCollection(HashSet::new)))
+                        : Mono.zip(manifest.load(branch), manifest.commits(branch)
+                                        .collectMap(GraphCommit::id, commit -> commit))
                                 .flatMap(loaded -> Flux.fromIterable(sidecars)
                                         .flatMapSequential(sidecar -> decide(sidecar, branch, identity.get(),
                                                 loaded.getT1(), loaded.getT2()), parallelism)
@@ -111,7 +109,7 @@ final class SweepPlan {
     }
 
     private Mono<Verdict> decide(Sidecar sidecar, String branch, BranchIdentity identity, ManifestState state,
-                                 Set<String> visible) {
+                                 Map<String, GraphCommit> visible) {
         Sidecar.ProtocolV3 payload = sidecar.protocolV3();
         if (payload == null) {
             return Mono.just(new Verdict.Refuse(sidecar, SidecarRecovery.unrecoverableKind(sidecar)));
@@ -120,14 +118,19 @@ final class SweepPlan {
         if (outside.isPresent()) {
             return Mono.just(new Verdict.Refuse(sidecar, outside.get()));
         }
-        String original = payload.lineage().graphCommitId();
-        if (visible.contains(original)) {
-            return Mono.just(new Verdict.Finalize(sidecar, RecoveryRecord.Kind.RolledForward, Optional.of(original),
-                    RecoverySteps.forwardOutcomes(sidecar)));
+        VisibleOutcome.Proof proof = VisibleOutcome.of(sidecar,
+                Optional.ofNullable(visible.get(payload.lineage().graphCommitId())),
+                Optional.ofNullable(visible.get(payload.rollbackGraphCommitId())));
+        if (proof instanceof VisibleOutcome.Proof.Forward forward) {
+            return Mono.just(new Verdict.Finalize(sidecar, RecoveryRecord.Kind.RolledForward,
+                    Optional.of(forward.commit().id()), RecoverySteps.forwardOutcomes(forward.commit())));
         }
-        if (visible.contains(payload.rollbackGraphCommitId())) {
+        if (proof instanceof VisibleOutcome.Proof.Back back) {
             return Mono.just(new Verdict.Finalize(sidecar, RecoveryRecord.Kind.RolledBack,
-                    Optional.of(payload.rollbackGraphCommitId()), List.of()));
+                    Optional.of(back.commit().id()), List.of()));
+        }
+        if (proof instanceof VisibleOutcome.Proof.Violation violation) {
+            return Mono.just(new Verdict.Refuse(sidecar, violation.reason()));
         }
         return classifier.classifyAll(sidecar, state).map(byPin -> {
             Optional<String> refusal = Classifier.refusal(byPin);

@@ -100,6 +100,13 @@ public final class FailpointCatalog {
             "schema_apply.after_arm", "schema_apply.after_rewrites", "schema_apply.after_confirm",
             "schema_apply.after_publish", "schema_apply.before_contract_swap", "schema_apply.after_contract_swap");
 
+    /**
+     * A schema apply's recovery rolling back: its restore plan durable in the sidecar, then after the n-th restore
+     * commit (1-based); a recovery killed at either recognises its landed restores on re-entry.
+     */
+    public static final List<String> SCHEMA_RECOVERY_POINTS = List.of("recovery.schema.after_plan",
+            "recovery.schema.after_restore:<n>");
+
     /** {@code cleanup}, per dataset n (1-based, in location order): its files deleted, then its version manifests. */
     public static final String CLEANUP_AFTER_FILES = "cleanup.after_files:";
     public static final String CLEANUP_AFTER_MANIFESTS = "cleanup.after_manifests:";
@@ -140,6 +147,7 @@ public final class FailpointCatalog {
         out.put("branch", BRANCH_POINTS);
 
         out.put("schema_apply", SCHEMA_APPLY_POINTS);
+        out.put("schema_recovery", SCHEMA_RECOVERY_POINTS);
         out.put("cleanup", CLEANUP_POINTS);
 
         out.put(ENSURE_INDICES, ENSURE_INDICES_POINTS);

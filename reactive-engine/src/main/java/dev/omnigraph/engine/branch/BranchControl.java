@@ -181,8 +181,10 @@ public final class BranchControl {
         });
     }
 
+    /** Under the gates, after the graph-wide schema-apply barrier (a pending apply refuses create and delete). */
     private <T> Mono<T> underGates(String branch, SortedSet<String> tableKeys, java.util.function.Supplier<Mono<T>> work) {
-        return Mono.usingWhen(ctx.gates().forWrite(branch, tableKeys), permit -> work.get(),
+        return Mono.usingWhen(ctx.gates().forWrite(branch, tableKeys),
+                permit -> new RecoveryCoordinator(ctx).schemaApplyBarrier().then(Mono.defer(work::get)),
                 Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync);
     }
 }

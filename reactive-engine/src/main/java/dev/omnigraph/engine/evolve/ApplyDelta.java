@@ -2,6 +2,7 @@ package dev.omnigraph.engine.evolve;
 
 import dev.omnigraph.engine.schema.Catalog;
 import dev.omnigraph.engine.schema.CatalogTable;
+import dev.omnigraph.engine.schema.SchemaFiles;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.storage.manifest.BranchIdentity;
 import dev.omnigraph.storage.manifest.ExpectedHead;
@@ -31,8 +32,10 @@ final class ApplyDelta {
     private ApplyDelta() {
     }
 
-    static PublishRequest request(ManifestState state, BranchIdentity main, Catalog target, Map<String, Landed> landed,
-                                  Sidecar.Lineage lineage) {
+    /** The publish; its stamp records {@code target}'s schema identity, which every later write token must carry. */
+    static PublishRequest request(ManifestState state, BranchIdentity main, SchemaFiles.Accepted accepted,
+                                  Map<String, Landed> landed, Sidecar.Lineage lineage) {
+        Catalog target = accepted.catalog();
         Map<String, TableEntry> live = new HashMap<>();
         state.liveTables().forEach(entry -> live.put(entry.objectId(), entry));
         Map<String, Long> expected = new LinkedHashMap<>();
@@ -66,6 +69,6 @@ final class ApplyDelta {
         }
         return new PublishRequest(GraphBranches.MAIN, new ExpectedHead.Exact(state.head()), Optional.of(main), expected,
                 updates, lineage.graphCommitId(), Optional.empty(), Optional.ofNullable(lineage.actorId()),
-                lineage.createdAt(), lineage.operation());
+                lineage.createdAt(), lineage.operation()).withSchemaIdentity(accepted.state().schemaIrHash());
     }
 }

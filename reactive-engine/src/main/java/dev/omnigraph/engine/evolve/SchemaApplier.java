@@ -152,7 +152,7 @@ public final class SchemaApplier {
                     TablePaths.recorded(table.datasetPath()), 0, new Sidecar.Txn(0, null)));
         }
         Sidecar intent = SchemaIntent.armed(Ulid.next(), main, state.head(), accepted.state().schemaIrHash(),
-                accepted.state().schemaIdentityDomain(), actor, nowMicros(), effects);
+                accepted.state().schemaIdentityDomain(), state.writerEpoch(), actor, nowMicros(), effects);
         return requireCreatePathsFree(plan)
                 .then(ContractStaging.write(files, plan.target()))
                 .then(SchemaHistory.keep(files, intent.protocolV3().lineage().graphCommitId(), accepted))
@@ -188,7 +188,7 @@ public final class SchemaApplier {
                 .then(ctx.failpoints().hit(point(AFTER_REWRITES)))
                 .then(Mono.defer(() -> ctx.sidecars().write(SchemaIntent.confirmed(intent, landed))))
                 .then(ctx.failpoints().hit(point(AFTER_CONFIRM)))
-                .then(Mono.defer(() -> ctx.publisher().publish(ApplyDelta.request(state, main, plan.target().catalog(),
+                .then(Mono.defer(() -> ctx.publisher().publish(ApplyDelta.request(state, main, plan.target(),
                         landed, intent.protocolV3().lineage()))))
                 .flatMap(commit -> ctx.failpoints().hit(point(AFTER_PUBLISH))
                         .then(ContractStaging.promote(files, ctx.failpoints()))
@@ -196,9 +196,13 @@ public final class SchemaApplier {
                         .thenReturn(commit));
     }
 
-    /** After arming, a failure is resolved at once: a rolled-forward apply succeeded after all. */
+    /**
+     * After arming, a failure is compensated at once from the durable intent: finished when its commit is already
+     * visible (the apply succeeded after all), else rolled back (as every writer compensates its own attempt).
+     */
     private Mono<GraphCommit> resolve(Sidecar intent, Throwable original) {
-        return new SchemaApplyRecovery(ctx, files).recover(intent)
+        return ctx.sidecars().read(intent.operationId())
+                .flatMap(durable -> new SchemaApplyRecovery(ctx, files).compensate(durable.orElse(intent)))
                 .flatMap(forward -> forward
                         ? ctx.manifest().commit(intent.protocolV3().lineage().graphCommitId())
                         : Mono.<GraphCommit>error(original))

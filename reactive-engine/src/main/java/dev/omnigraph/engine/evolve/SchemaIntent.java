@@ -33,7 +33,7 @@ final class SchemaIntent {
     }
 
     static Sidecar armed(String operationId, BranchIdentity main, Optional<String> head, String schemaIrHash,
-                         String domain, Optional<String> actor, long nowMicros, List<Planned> effects) {
+                         String domain, long writerEpoch, Optional<String> actor, long nowMicros, List<Planned> effects) {
         List<TablePin> pins = new ArrayList<>();
         List<Effect> planned = new ArrayList<>();
         List<TableUpdate> updates = new ArrayList<>();
@@ -45,7 +45,8 @@ final class SchemaIntent {
             updates.add(new TableUpdate(identity, effect.tableKey(), effect.expectedVersion(), null, null));
         }
         Sidecar.Authority authority = new Sidecar.Authority(new Sidecar.BranchIdentifier(main.name(),
-                main.parent().orElse(null), main.parentVersion(), main.createdAt()), head.orElse(null), schemaIrHash, domain);
+                main.parent().orElse(null), main.parentVersion(), main.createdAt()), head.orElse(null), schemaIrHash, domain,
+                writerEpoch);
         Sidecar.Lineage lineage = new Sidecar.Lineage(Ulid.next(), null, actor.orElse(null), nowMicros, null, OPERATION);
         return new Sidecar(Sidecar.SCHEMA_VERSION, operationId, Long.toString(nowMicros), null, actor.orElse(null),
                 Sidecar.WriterKind.SchemaApply, pins, new Sidecar.ProtocolV3(authority, lineage, Ulid.next(),

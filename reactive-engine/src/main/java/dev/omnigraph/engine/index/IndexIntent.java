@@ -58,7 +58,8 @@ final class IndexIntent {
         }
         var id = token.branchIdentity();
         Sidecar.Authority authority = new Sidecar.Authority(new Sidecar.BranchIdentifier(id.name(), id.parent().orElse(null),
-                id.parentVersion(), id.createdAt()), token.head().orElse(null), token.schemaIrHash(), ctx.schemaIdentityDomain());
+                id.parentVersion(), id.createdAt()), token.head().orElse(null), token.schemaIrHash(), ctx.schemaIdentityDomain(),
+                token.state().writerEpoch());
         String branchField = GraphBranches.lanceRef(token.branch()).orElse(null);
         Sidecar.Lineage lineage = new Sidecar.Lineage(commitId, branchField, actor.orElse(null), createdAtMicros, null,
                 OPERATION);

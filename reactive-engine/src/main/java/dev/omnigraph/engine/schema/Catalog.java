@@ -27,6 +27,21 @@ public final class Catalog {
     }
 
     /**
+     * This catalog, where type names are also looked up in {@code nodeAliases} / {@code edgeAliases} (taking
+     * precedence): a time-travel read resolves today's name of a renamed type to that type's table of the time
+     * ({@link PinnedCatalog}). Tables, keys and schema are this catalog's.
+     */
+    Catalog withAliases(Map<String, NodeTable> nodeAliases, Map<String, EdgeTable> edgeAliases) {
+        Catalog c = new Catalog(ir, schema);
+        c.byKey.putAll(byKey);
+        c.nodes.putAll(nodes);
+        c.nodes.putAll(nodeAliases);
+        c.edges.putAll(edges);
+        c.edges.putAll(edgeAliases);
+        return c;
+    }
+
+    /**
      * @throws IllegalArgumentException if the IR and the compiled schema do not describe the same types and
      *                                  properties (a sign of mismatched {@code _schema.pg} / {@code _schema.ir.json})
      */

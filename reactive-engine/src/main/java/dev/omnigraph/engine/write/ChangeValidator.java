@@ -310,7 +310,16 @@ public final class ChangeValidator {
                 ? (type.cardinality().min() > 0 ? committed.where(pin(edge.tableKey()), "", List.of("src")) : Flux.empty())
                 : edgeChange == null || edgeChange.deleteIds().isEmpty() ? Flux.empty()
                 : committed.whereIn(pin(edge.tableKey()), "id", edgeChange.deleteIds(), List.of("src"));
-        Mono<Set<String>> fromDeletedEdges = removedEdges.map(row -> (String) row.get("src")).collect(HashSet::new, Set::add);
+        // An upsert may move a committed edge to another source (a merge load naming an existing edge id with a
+        // new "from"): the source it leaves loses that edge, so its minimum is checked too (as the reference does).
+        boolean byId = edgeChange != null && (edgeChange.kind() == TableChange.Kind.UPSERT
+                || edgeChange.kind() == TableChange.Kind.ROW_DELTA);
+        Flux<Map<String, Object>> vacated = byId && type.cardinality().min() > 0 && !edgeChange.rows().isEmpty()
+                ? committed.whereIn(pin(edge.tableKey()), "id",
+                        edgeChange.rows().stream().map(row -> (String) row.get("id")).toList(), List.of("src"))
+                : Flux.empty();
+        Mono<Set<String>> fromDeletedEdges = Flux.concat(removedEdges, vacated).map(row -> (String) row.get("src"))
+                .collect(HashSet::new, Set::add);
         return fromDeletedEdges.flatMap(more -> {
             affected.addAll(more);
             affected.removeAll(deletedSources);

@@ -359,17 +359,11 @@ public final class DirectPublishPipeline {
                 request.operation(), request.idempotency(), request.mergedParent());
     }
 
-    /** Tables staged at once: fragment writes of different tables are independent (OMNIGRAPH_LOAD_CONCURRENCY). */
-    static final int STAGING_CONCURRENCY = stagingConcurrency();
-
-    private static int stagingConcurrency() {
-        String value = System.getenv("OMNIGRAPH_LOAD_CONCURRENCY");
-        try {
-            return value == null || value.isBlank() ? 4 : Math.max(1, Integer.parseInt(value.trim()));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("OMNIGRAPH_LOAD_CONCURRENCY must be a positive integer, got '" + value + "'");
-        }
-    }
+    /**
+     * Tables staged at once ({@link LoadConcurrency}); every handle checked the value when it opened, so reading it
+     * here cannot fail a write.
+     */
+    static final int STAGING_CONCURRENCY = LoadConcurrency.fromEnvironment();
 
     /** Stages each planned effect on its pin (a deferred one is staged on its fork once armed). */
     private Mono<List<StagedEffect>> stageAll(List<StagedEffect> planned, Map<String, String> properties) {

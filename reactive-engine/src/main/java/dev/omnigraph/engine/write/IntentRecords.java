@@ -99,7 +99,7 @@ final class IntentRecords {
         var identity = token.branchIdentity();
         return new Authority(new BranchIdentifier(identity.name(), identity.parent().orElse(null),
                 identity.parentVersion(), identity.createdAt()), token.head().orElse(null), token.schemaIrHash(),
-                ctx.schemaIdentityDomain());
+                ctx.schemaIdentityDomain(), token.state().writerEpoch());
     }
 
     private static Identity identity(TableEntry pin) {

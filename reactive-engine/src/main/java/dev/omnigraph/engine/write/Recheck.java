@@ -1,6 +1,7 @@
 package dev.omnigraph.engine.write;
 
 import dev.omnigraph.engine.write.PipelineSignals.Reprepare;
+import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.storage.error.Conflict;
 import dev.omnigraph.storage.error.ReadSetChanged;
 import dev.omnigraph.storage.error.RecoveryRequired;
@@ -18,14 +19,20 @@ final class Recheck {
         this.ctx = ctx;
     }
 
-    /** Under the branch gate no healing (it would need it): any sidecar on this branch blocks the write. */
+    /**
+     * Under the branch gate no healing (it would need it): any sidecar on this branch blocks the write, and so does
+     * a pending schema apply on any branch (it is graph-wide: it changes the schema every branch writes with).
+     */
     Mono<Void> recoveryBarrier(String branch) {
         String field = GraphBranches.lanceRef(branch).orElse(null);
         return ctx.sidecars().list()
-                .filter(sidecar -> java.util.Objects.equals(sidecar.branch(), field))
+                .filter(sidecar -> java.util.Objects.equals(sidecar.branch(), field)
+                        || sidecar.writerKind() == Sidecar.WriterKind.SchemaApply)
                 .next()
-                .flatMap(pending -> Mono.error(new RecoveryRequired(pending.operationId(),
-                        "branch " + branch + " has an unfinished " + pending.writerKind() + " write", null)));
+                .flatMap(pending -> Mono.error(pending.writerKind() == Sidecar.WriterKind.SchemaApply
+                        ? RecoveryCoordinator.schemaApplyPending(pending)
+                        : new RecoveryRequired(pending.operationId(),
+                                "branch " + branch + " has an unfinished " + pending.writerKind() + " write", null)));
     }
 
     /**

@@ -40,10 +40,24 @@ public final class RecoveryCoordinator {
                 Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync);
     }
 
+    /**
+     * A pending schema apply is a graph-wide barrier: until a read-write open resolves it, every branch's writers,
+     * branch create and branch delete refuse with {@code RecoveryRequired} naming it.
+     */
+    public Mono<Void> schemaApplyBarrier() {
+        return ctx.sidecars().list().filter(sidecar -> sidecar.writerKind() == Sidecar.WriterKind.SchemaApply).next()
+                .flatMap(pending -> Mono.error(schemaApplyPending(pending)));
+    }
+
+    static RecoveryRequired schemaApplyPending(Sidecar pending) {
+        return new RecoveryRequired(pending.operationId(), "a schema apply (operation " + pending.operationId()
+                + ") is unfinished; every branch waits for its recovery: reopen the graph read-write", null);
+    }
+
     /** Write entry: heals what can roll forward on {@code branch}; anything else blocks the write. */
     public Mono<Void> heal(String branch) {
         String field = GraphBranches.lanceRef(branch).orElse(null);
-        return ctx.sidecars().list()
+        return schemaApplyBarrier().thenMany(ctx.sidecars().list())
                 .filter(sidecar -> Objects.equals(sidecar.branch(), field))
                 .concatMap(sidecar -> Mono.usingWhen(ctx.gates().forWrite(branch, tableKeys(sidecar)),
                         permit -> recovery.recover(sidecar.operationId(), Mode.ROLL_FORWARD_ONLY),

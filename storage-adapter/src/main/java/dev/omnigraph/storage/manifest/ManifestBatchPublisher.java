@@ -166,7 +166,8 @@ public final class ManifestBatchPublisher {
                 committed.version(), state.manifest().schema(), committed.rowCount(), state.manifest().fragmentCount() + 1));
         if (state.rowAddresses().isEmpty() || committed.newestFragment().isEmpty()
                 || committed.newestFragment().get().physicalRows() != rows.size()) {
-            return state.afterPublish(landed, request.tableUpdates(), commit.id(), epoch, Map.of(), ManifestState.Tail.NONE);
+            return state.afterPublish(landed, request.tableUpdates(), commit.id(), epoch, schemaAfter(request, state),
+                    Map.of(), ManifestState.Tail.NONE);
         }
         // Where the rows a publish wrote now live: the one fragment it added (Lance numbers it past every existing
         // fragment), in the order they were written; every other row kept its address. That fragment is the tail.
@@ -181,8 +182,13 @@ public final class ManifestBatchPublisher {
                 next.put(objectId, added.address(offset));
             }
         }
-        return state.afterPublish(landed, request.tableUpdates(), commit.id(), epoch, next,
+        return state.afterPublish(landed, request.tableUpdates(), commit.id(), epoch, schemaAfter(request, state), next,
                 new ManifestState.Tail(rows, tail));
+    }
+
+    /** The schema identity the stamp records after {@code request}: its own (a schema apply's), else the state's. */
+    private static Optional<String> schemaAfter(PublishRequest request, ManifestState state) {
+        return request.schemaIdentity().or(state::schemaIdentity);
     }
 
     /**
@@ -282,10 +288,11 @@ public final class ManifestBatchPublisher {
     private static List<Map<String, Object>> rows(PublishRequest request, ManifestState state, GraphCommit commit,
                                                   long epoch) {
         List<Map<String, Object>> rows = new ArrayList<>();
-        rows.add(ManifestRows.stamp(ManifestSchema.INTERNAL_SCHEMA_VERSION, epoch));
+        rows.add(ManifestRows.stamp(ManifestSchema.INTERNAL_SCHEMA_VERSION, epoch, schemaAfter(request, state)));
         for (TableEntry update : request.tableUpdates()) {
             TableEntry registered = state.tables().get(update.tableKey());
-            if (registered != null && !registered.objectId().equals(update.objectId())) {
+            // A dropped type's tombstone keeps its key; a type re-created under that name registers a new identity.
+            if (registered != null && !registered.tombstone() && !registered.objectId().equals(update.objectId())) {
                 throw new StorageFault("publish of " + commit.id() + " would rebind " + update.tableKey()
                         + " to another table identity", null);
             }

@@ -37,7 +37,7 @@ public final class ManifestFence {
             }
             String fenceId = "fence-" + tenure.epoch();
             return store.stageRows(state, List.of(ManifestRows.stamp(ManifestSchema.INTERNAL_SCHEMA_VERSION,
-                    tenure.epoch())), fenceId).flatMap(staged -> store.commitRows(staged, fenceId)).then();
+                    tenure.epoch(), state.schemaIdentity())), fenceId).flatMap(staged -> store.commitRows(staged, fenceId)).then();
         }).onErrorResume(CommitConflict.class, raced -> {
             // The previous holder published meanwhile: read again; its stamp never outranks this tenure.
             if (attempt + 1 >= ATTEMPTS) {

@@ -21,6 +21,12 @@ final class ManifestRows {
     static final String IDEMPOTENCY = "idempotency";
     /** Metadata member of the stamp row: the epoch of the writer tenure that last published (0 when absent). */
     static final String WRITER_EPOCH = "writer_epoch";
+    /**
+     * Metadata member of the stamp row: the accepted schema identity (schema IR hash) the graph's data was published
+     * under; written by init and by each schema apply's publish, carried by every other publish (absent on roots
+     * stamped before it was recorded).
+     */
+    static final String SCHEMA_IDENTITY = "schema_ir_hash";
 
     private ManifestRows() {
     }
@@ -31,9 +37,16 @@ final class ManifestRows {
 
     /** The stamp row; {@code writerEpoch} is the writer tenure that wrote it (the publish fence), 0 = none. */
     static Map<String, Object> stamp(int internalSchemaVersion, long writerEpoch) {
+        return stamp(internalSchemaVersion, writerEpoch, Optional.empty());
+    }
+
+    /** The stamp row, also recording the accepted schema identity when known. */
+    static Map<String, Object> stamp(int internalSchemaVersion, long writerEpoch, Optional<String> schemaIdentity) {
         Map<String, Object> row = base(STAMP_ID, TYPE_STAMP);
-        row.put(METADATA, json(JSON.createObjectNode().put("internal_schema_version", internalSchemaVersion)
-                .put(WRITER_EPOCH, writerEpoch)));
+        ObjectNode meta = JSON.createObjectNode().put("internal_schema_version", internalSchemaVersion)
+                .put(WRITER_EPOCH, writerEpoch);
+        schemaIdentity.ifPresent(identity -> meta.put(SCHEMA_IDENTITY, identity));
+        row.put(METADATA, json(meta));
         return row;
     }
 
@@ -103,6 +116,11 @@ final class ManifestRows {
     static long stampEpoch(Map<String, Object> row) {
         JsonNode epoch = parse(row).get(WRITER_EPOCH);
         return epoch != null && epoch.canConvertToLong() ? epoch.longValue() : 0;
+    }
+
+    static Optional<String> stampSchemaIdentity(Map<String, Object> row) {
+        JsonNode identity = parse(row).get(SCHEMA_IDENTITY);
+        return identity != null && identity.isTextual() ? Optional.of(identity.asText()) : Optional.empty();
     }
 
     static TableEntry tableEntry(Map<String, Object> row) {

@@ -12,7 +12,9 @@ import java.util.TreeMap;
 /**
  * The graph as one {@code __manifest} version on one branch shows it: every live table's pin, and the head
  * commit of each branch whose head row this manifest carries, and the writer epoch its stamp row carries (the
- * publish fence). Reads bind to exactly one such state.
+ * publish fence) and the accepted schema identity it records ({@code schemaIdentity}: the schema IR hash the data
+ * of this state was published under; empty on a root stamped before it was recorded). Reads bind to exactly one
+ * such state.
  *
  * <p>{@code rowAddresses} maps the object id of every row a publish may rewrite in place (stamp, table and head
  * rows: every row but the append-only commits) to its row address at exactly {@code manifest}, so a publish
@@ -23,11 +25,19 @@ import java.util.TreeMap;
  * own and remove the fragment whole ({@link Tail}); {@link Tail#NONE} after a load.
  */
 public record ManifestState(String branch, TableSnapshot manifest, SortedMap<String, TableEntry> tables,
-                            Map<String, String> heads, long writerEpoch, Map<String, Long> rowAddresses, Tail tail) {
+                            Map<String, String> heads, long writerEpoch, Map<String, Long> rowAddresses, Tail tail,
+                            Optional<String> schemaIdentity) {
 
     public ManifestState {
         rowAddresses = Map.copyOf(rowAddresses);
         java.util.Objects.requireNonNull(tail, "tail");
+        java.util.Objects.requireNonNull(schemaIdentity, "schemaIdentity");
+    }
+
+    /** A state with no recorded schema identity. */
+    public ManifestState(String branch, TableSnapshot manifest, SortedMap<String, TableEntry> tables,
+                         Map<String, String> heads, long writerEpoch, Map<String, Long> rowAddresses, Tail tail) {
+        this(branch, manifest, tables, heads, writerEpoch, rowAddresses, tail, Optional.empty());
     }
 
     /** A state with no known tail (as a load reads it). */
@@ -83,11 +93,11 @@ public record ManifestState(String branch, TableSnapshot manifest, SortedMap<Str
 
     /**
      * This state as the publish that replaced {@code updates}' table rows and this branch's head row (with
-     * {@code commitId}, stamped with {@code epoch}) leaves it at manifest version {@code landed}: what a fresh load of
-     * {@code landed} returns, with {@code nextAddresses} (empty when unknown) as its row addresses.
+     * {@code commitId}, stamped with {@code epoch} and {@code schema}) leaves it at manifest version {@code landed}:
+     * what a fresh load of {@code landed} returns, with {@code nextAddresses} (empty when unknown) as its row addresses.
      */
     ManifestState afterPublish(TableSnapshot landed, List<TableEntry> updates, String commitId, long epoch,
-                               Map<String, Long> nextAddresses, Tail nextTail) {
+                               Optional<String> schema, Map<String, Long> nextAddresses, Tail nextTail) {
         TreeMap<String, TableEntry> nextTables = new TreeMap<>(tables);
         // Table rows are keyed by object id, so an update may carry a row under a new key (a rename): the old key goes.
         updates.forEach(update -> {
@@ -97,6 +107,6 @@ public record ManifestState(String branch, TableSnapshot manifest, SortedMap<Str
         Map<String, String> nextHeads = new HashMap<>(heads);
         nextHeads.put(branch, commitId);
         return new ManifestState(branch, landed, Collections.unmodifiableSortedMap(nextTables), Map.copyOf(nextHeads),
-                epoch, nextAddresses, nextTail);
+                epoch, nextAddresses, nextTail, schema);
     }
 }

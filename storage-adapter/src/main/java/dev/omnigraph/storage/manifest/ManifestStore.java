@@ -81,19 +81,30 @@ public final class ManifestStore {
      * {@code graph_head:main}. The rows land in one commit, so a manifest either has its stamp or is empty.
      */
     public Mono<GraphCommit> create(List<TableEntry> initialTables, String genesisCommitId, long createdAtMicros) {
-        return create(SCHEMA, initialTables, genesisCommitId, createdAtMicros);
+        return create(SCHEMA, initialTables, genesisCommitId, createdAtMicros, Optional.empty());
+    }
+
+    /** As above, the stamp recording {@code schemaIdentity} (the accepted schema IR hash) as the graph's schema. */
+    public Mono<GraphCommit> create(List<TableEntry> initialTables, String genesisCommitId, long createdAtMicros,
+                                    String schemaIdentity) {
+        return create(SCHEMA, initialTables, genesisCommitId, createdAtMicros, Optional.of(schemaIdentity));
     }
 
     /** As above with an explicit schema: tests build a manifest as older builds did (no column encodings). */
     Mono<GraphCommit> create(Schema schema, List<TableEntry> initialTables,
             String genesisCommitId, long createdAtMicros) {
+        return create(schema, initialTables, genesisCommitId, createdAtMicros, Optional.empty());
+    }
+
+    private Mono<GraphCommit> create(Schema schema, List<TableEntry> initialTables,
+            String genesisCommitId, long createdAtMicros, Optional<String> schemaIdentity) {
         return tables.create(manifestPath, schema).flatMap(empty -> {
             List<TableDelta> deltas = initialTables.stream()
                     .map(entry -> new TableDelta(entry.tableKey(), 0, entry.version())).toList();
             GraphCommit genesis = new GraphCommit(genesisCommitId, List.of(), Optional.empty(), Optional.empty(),
                     createdAtMicros, "init", deltas, empty.version() + 1);
             List<Map<String, Object>> rows = new ArrayList<>();
-            rows.add(ManifestRows.stamp(INTERNAL_SCHEMA_VERSION));
+            rows.add(ManifestRows.stamp(INTERNAL_SCHEMA_VERSION, 0, schemaIdentity));
             initialTables.forEach(entry -> rows.add(ManifestRows.table(entry)));
             rows.add(ManifestRows.head(GraphBranches.MAIN, genesisCommitId));
             rows.add(ManifestRows.commit(genesis));
@@ -158,6 +169,7 @@ public final class ManifestStore {
     private ManifestState reconstruct(String graphBranch, TableSnapshot snapshot, List<Map<String, Object>> rows) {
         Integer stamp = null;
         long epoch = 0;
+        Optional<String> schemaIdentity = Optional.empty();
         TreeMap<String, TableEntry> byKey = new TreeMap<>();
         Map<String, String> heads = new HashMap<>();
         Map<String, Long> addresses = new HashMap<>();
@@ -170,6 +182,7 @@ public final class ManifestStore {
                 case TYPE_STAMP -> {
                     stamp = stampOf(row);
                     epoch = ManifestRows.stampEpoch(row);
+                    schemaIdentity = ManifestRows.stampSchemaIdentity(row);
                 }
                 case TYPE_TABLE -> {
                     TableEntry entry = ManifestRows.tableEntry(row);
@@ -177,6 +190,9 @@ public final class ManifestStore {
                     if (clash != null && !clash.tombstone() && !entry.tombstone()) {
                         throw new StorageFault("corrupt manifest at " + manifestPath + ": two live tables claim "
                                 + entry.tableKey(), null);
+                    }
+                    if (clash != null && !clash.tombstone()) {
+                        byKey.put(entry.tableKey(), clash); // a re-created type's live row wins over the old tombstone
                     }
                 }
                 case TYPE_HEAD -> heads.put(ManifestRows.headBranch(row), ManifestRows.headCommitId(row));
@@ -191,7 +207,7 @@ public final class ManifestStore {
         }
         requireServedStamp(stamp);
         return new ManifestState(graphBranch, snapshot, java.util.Collections.unmodifiableSortedMap(byKey), Map.copyOf(heads),
-                epoch, addressesExact ? addresses : Map.of());
+                epoch, addressesExact ? addresses : Map.of(), ManifestState.Tail.NONE, schemaIdentity);
     }
 
     private int stampOf(Map<String, Object> row) {
