@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.LoadOptions;
@@ -128,7 +129,7 @@ class CopiedRootWritersTest {
     }
 
     static void assertRecovered(Omnigraph graph, Sidecar pending, RecoveryRecord.Kind outcome) {
-        assertThat(graph.pendingSidecars().collectList().block()).isEmpty();
+        assertThat(HandleInternals.of(graph).pendingSidecars().collectList().block()).isEmpty();
         assertThat(graph.recoveries().collectList().block()).singleElement().satisfies(row -> {
             assertThat(row.operationId()).isEqualTo(pending.operationId());
             assertThat(row.kind()).isEqualTo(outcome);

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.StorageServices;
@@ -22,7 +23,7 @@ public final class PausedHolderMain {
         GraphRoot root = GraphRoot.parse(args[0]);
         try (StorageServices services = StorageServices.create()) {
             Omnigraph graph = Omnigraph.open(services, root, OpenMode.READ_WRITE).block();
-            Failpoints.Parked parked = graph.failpoints().park(args[1]);
+            Failpoints.Parked parked = HandleInternals.of(graph).failpoints().park(args[1]);
             CompletableFuture<?> write = CrashScenario.INSERT.run(graph).toFuture();
             parked.reached().block();
             System.out.println("PARKED");

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.crash;
 
+import dev.omnigraph.engine.internal.HandleInternals;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.OpenMode;
@@ -84,7 +85,7 @@ class S3PausedHolderTest {
             TestClock later = TestClock.startingNow();
             later.advance(S3LeaseProcessesTest.LEASE.plusMinutes(1));
             Omnigraph taker = Omnigraph.open(services, root, OpenMode.READ_WRITE, S3LeaseProcessesTest.lease(later)).block();
-            assertThat(taker.pendingSidecars().collectList().block()).as("the armed intent, recovered").isEmpty();
+            assertThat(HandleInternals.of(taker).pendingSidecars().collectList().block()).as("the armed intent, recovered").isEmpty();
             assertThat(CrashHarness.state(taker, services)).isEqualTo(before);
 
             // The old holder resumes and runs its write to the end.
@@ -101,7 +102,7 @@ class S3PausedHolderTest {
             assertThat(CrashHarness.state(taker, services)).isEqualTo(before);
             try (Omnigraph reader = Omnigraph.open(services, root, OpenMode.READ_ONLY).block()) {
                 assertThat(CrashHarness.state(reader, services)).isEqualTo(before);
-                List<Sidecar> left = reader.pendingSidecars().collectList().block();
+                List<Sidecar> left = HandleInternals.of(reader).pendingSidecars().collectList().block();
                 assertThat(left).as("the intent it confirmed after the takeover").singleElement()
                         .satisfies(s -> assertThat(s.protocolV3().effectPhase()).isEqualTo(Sidecar.EffectPhase.EffectsConfirmed));
             }
@@ -110,7 +111,7 @@ class S3PausedHolderTest {
             // The next read-write open reclaims it: rolled back (never forward: its epoch is not the manifest's).
             Omnigraph reopened = Omnigraph.open(services, root, OpenMode.READ_WRITE, S3LeaseProcessesTest.lease(later)).block();
             try {
-                assertThat(reopened.pendingSidecars().collectList().block()).isEmpty();
+                assertThat(HandleInternals.of(reopened).pendingSidecars().collectList().block()).isEmpty();
                 assertThat(CrashHarness.state(reopened, services)).as("never adopted").isEqualTo(before);
                 assertThat(personHead(reopened)).as("the stray version restored away and published")
                         .isEqualTo(personPin(reopened));
