@@ -76,6 +76,8 @@ public final class Omnigraph implements AutoCloseable {
     /** Set on a follower (read-only because another process holds the root): that process, for write refusals. */
     private volatile String writerElsewhere;
     private volatile IdempotencySettings idempotency = IdempotencySettings.fromEnvironment();
+    /** Metrics, observations and write logs; {@link dev.omnigraph.engine.observe.EngineTelemetry#NONE} unless configured. */
+    private volatile dev.omnigraph.engine.observe.EngineTelemetry telemetry = dev.omnigraph.engine.observe.EngineTelemetry.NONE;
     private final GraphReads reads;
     private final GraphWrites writes;
     private final GraphBranching branching;
@@ -220,6 +222,34 @@ public final class Omnigraph implements AutoCloseable {
         if (settings.idempotency() != null) {
             this.idempotency = settings.idempotency();
         }
+        this.telemetry = settings.telemetry();
+        if (settings.meters() != null) {
+            bindMeters(settings.meters());
+        }
+    }
+
+    /** The handle's gauges and, when its services count them, its storage calls by class. */
+    private void bindMeters(io.micrometer.core.instrument.MeterRegistry meters) {
+        if (services.tables() instanceof dev.omnigraph.storage.CountingTableStorage counting) {
+            dev.omnigraph.engine.observe.HandleMeters.bindStorage(meters, counting.counter());
+        }
+        dev.omnigraph.engine.observe.HandleMeters.gauge(meters, "omnigraph.branch.queue.depth",
+                "writes waiting in this root's branch queues", this,
+                graph -> dev.omnigraph.engine.write.DirectPublishPipeline.queuedWrites(graph.gates()));
+        dev.omnigraph.engine.observe.HandleMeters.gauge(meters, "omnigraph.recovery.pending.sidecars",
+                "recovery sidecars this writer knows of (in flight or left for recovery)", this,
+                graph -> graph.sidecars.knownPending());
+        dev.omnigraph.engine.observe.HandleMeters.gauge(meters, "omnigraph.lease.held",
+                "1 while this handle holds the root's writer tenure, 0 on a read-only handle or follower", this,
+                graph -> graph.tenure == null ? 0 : 1);
+        dev.omnigraph.engine.observe.HandleMeters.gauge(meters, "omnigraph.lease.epoch",
+                "the writer epoch this handle publishes under (0 without a tenure)", this,
+                graph -> graph.tenure == null ? 0 : graph.tenure.epoch());
+    }
+
+    /** This handle's instrumentation (metrics, observations, write logs). */
+    dev.omnigraph.engine.observe.EngineTelemetry telemetry() {
+        return telemetry;
     }
 
     /** Records this handle's schema as current at main manifest version {@code mainVersion}; adopts a newer one. */
@@ -531,7 +561,7 @@ public final class Omnigraph implements AutoCloseable {
         SchemaFiles.Accepted accepted = schema.current();
         return new WriteContext(root.uri(), accepted.catalog(), accepted.state().schemaIrHash(),
                 accepted.state().schemaIdentityDomain(), services.tables(), manifest, publisher, sidecars, gates(),
-                failpoints, limits, idempotency);
+                failpoints, limits, idempotency, telemetry);
     }
 
     SidecarStore sidecars() {
