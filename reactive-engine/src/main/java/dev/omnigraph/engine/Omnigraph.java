@@ -342,12 +342,12 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<QueryOutput> query(ReadTarget target, String source, String queryName, Map<String, Object> params,
                                    QueryLimits limits) {
-        return reads.query(target, source, queryName, params, limits);
+        return telemetry.observe("omnigraph.query", "query", reads.query(target, source, queryName, params, limits));
     }
 
     /** The graph at {@code target} as NDJSON lines in the load format (nodes first, then edges). */
     public Flux<String> export(ReadTarget target, Set<String> typeNames) {
-        return reads.export(target, typeNames);
+        return telemetry.observe("omnigraph.query", "export", reads.export(target, typeNames));
     }
 
     /**

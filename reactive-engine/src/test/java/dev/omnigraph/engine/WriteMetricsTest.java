@@ -140,6 +140,20 @@ class WriteMetricsTest {
     }
 
     @Test
+    void queriesAndMaintenanceRunsAreTimedAsOperations() {
+        insert("Ada");
+        graph.query(ReadTarget.main(), "query people() { match { $p: Person } return { $p.name } }", "people", Map.of())
+                .block(Duration.ofSeconds(60));
+        assertThatThrownBy(() -> graph.query(ReadTarget.main(), "query broken( {", "broken", Map.of()).block())
+                .isInstanceOf(dev.omnigraph.storage.error.OmnigraphException.class);
+        graph.maintenance().optimize(MaintenanceOperations.Target.main()).block(Duration.ofSeconds(60));
+
+        assertThat(timerCount("omnigraph.query", "operation", "query", "outcome", "success", "error", "none")).isEqualTo(1);
+        assertThat(timerCount("omnigraph.query", "operation", "query", "outcome", "error", "error", "parse_error")).isEqualTo(1);
+        assertThat(timerCount("omnigraph.maintenance", "operation", "optimize", "outcome", "success")).isEqualTo(1);
+    }
+
+    @Test
     void aThousandDistinctKeysAddNoMeter() {
         insert("seed");
         loadPerson("dup");

@@ -245,38 +245,56 @@ public final class EngineTelemetry {
             return work;
         }
         return Flux.deferContextual(context -> {
-            Observation observation = observations == null ? null
-                    : Observation.createNotStarted(name, observations)
-                            .parentObservation(context.getOrDefault(CALLER_OBSERVATION, null))
-                            .lowCardinalityKeyValue("operation", operation).start();
-            long start = System.nanoTime();
-            AtomicBoolean ended = new AtomicBoolean();
-            return work
-                    .doOnComplete(() -> endOperation(ended, name, operation, observation, start, "success", null))
-                    .doOnError(error -> endOperation(ended, name, operation, observation, start, "error", error))
-                    .doOnCancel(() -> endOperation(ended, name, operation, observation, start, "cancelled", null));
+            Operation running = new Operation(name, operation, context.getOrDefault(CALLER_OBSERVATION, null));
+            return work.doOnComplete(() -> running.end("success", null))
+                    .doOnError(error -> running.end("error", error))
+                    .doOnCancel(() -> running.end("cancelled", null));
         });
     }
 
     /** As {@link #observe(String, String, Flux)} for one answer. */
     public <T> Mono<T> observe(String name, String operation, Mono<T> work) {
-        return active() ? observe(name, operation, work.flux()).next() : work;
+        if (!active()) {
+            return work;
+        }
+        return Mono.deferContextual(context -> {
+            Operation running = new Operation(name, operation, context.getOrDefault(CALLER_OBSERVATION, null));
+            return work.doOnSuccess(value -> running.end("success", null))
+                    .doOnError(error -> running.end("error", error))
+                    .doOnCancel(() -> running.end("cancelled", null));
+        });
     }
 
-    private void endOperation(AtomicBoolean ended, String name, String operation, Observation observation, long start,
-                              String outcome, Throwable failure) {
-        if (!ended.compareAndSet(false, true)) {
-            return;
+    /** One running operation: its observation (when observed) and start time; ended once. */
+    private final class Operation {
+        private final String name;
+        private final String operation;
+        private final Observation observation;
+        private final long start = System.nanoTime();
+        private final AtomicBoolean ended = new AtomicBoolean();
+
+        Operation(String name, String operation, Observation parent) {
+            this.name = name;
+            this.operation = operation;
+            this.observation = observations == null ? null : Observation.createNotStarted(name, observations)
+                    .parentObservation(parent).contextualName(operation)
+                    .lowCardinalityKeyValue("operation", operation).start();
         }
-        if (meters != null) {
-            timer(name, "operation", operation, "outcome", outcome, "error", failure == null ? "none" : errorTag(failure))
-                    .record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-        }
-        if (observation != null) {
-            if (failure != null) {
-                observation.error(failure);
+
+        void end(String outcome, Throwable failure) {
+            if (!ended.compareAndSet(false, true)) {
+                return;
             }
-            observation.stop();
+            if (meters != null) {
+                timer(name, "operation", operation, "outcome", outcome, "error",
+                        failure == null ? "none" : errorTag(failure)).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            }
+            if (observation != null) {
+                if (failure != null) {
+                    observation.error(failure);
+                }
+                observation.stop();
+            }
         }
     }
 
