@@ -436,7 +436,17 @@ public final class Omnigraph implements AutoCloseable {
 
     /** Loads an NDJSON file (read on the storage scheduler) into {@code branch} as one commit. */
     public Mono<WriteOutcome> load(String branch, LoadMode mode, Path ndjsonFile, LoadOptions options) {
-        return writes.load(branch, mode, ndjsonFile, options);
+        return writes.load(branch, mode, ndjsonFile, options, progress -> { });
+    }
+
+    /**
+     * {@link #load(String, LoadMode, Path, LoadOptions)}, telling {@code progress} how much of the file was read
+     * after each chunk (for a progress bar: compare with the file's size). The listener runs on the storage
+     * scheduler and must not block.
+     */
+    public Mono<WriteOutcome> load(String branch, LoadMode mode, Path ndjsonFile, LoadOptions options,
+                                   java.util.function.Consumer<LoadProgress> progress) {
+        return writes.load(branch, mode, ndjsonFile, options, java.util.Objects.requireNonNull(progress, "progress"));
     }
 
     /** Builds missing indexes. @deprecated use {@code maintenance().ensureIndexes(Target.branch(branch))}. */
