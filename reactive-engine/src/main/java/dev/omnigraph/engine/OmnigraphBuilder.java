@@ -73,14 +73,14 @@ public final class OmnigraphBuilder {
 
     /**
      * What a handle opens on: {@link #services()}, and with a meter registry its table and object-store calls
-     * counted by class (a fresh {@link StorageCallCounter}, read by the registry), unless they already are.
+     * counted by class (in the registry's one {@link StorageCallCounter}), unless they already are.
      */
     private StorageServices openedServices() {
         StorageServices base = services();
         if (settings.meters() == null || base.tables() instanceof CountingTableStorage) {
             return base;
         }
-        StorageCallCounter counter = new StorageCallCounter();
+        StorageCallCounter counter = dev.omnigraph.engine.observe.HandleMeters.counterFor(settings.meters());
         return new StorageServices(base.scheduler(), new CountingTableStorage(base.tables(), counter),
                 store -> new CountingObjectStore(base.objectStores().apply(store), counter));
     }

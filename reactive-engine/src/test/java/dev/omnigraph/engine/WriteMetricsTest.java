@@ -183,6 +183,23 @@ class WriteMetricsTest {
     }
 
     @Test
+    void aLaterHandleOnTheSameRegistryAddsToTheSameStorageMeters() {
+        FunctionTimer commits = meters.find("omnigraph.storage.calls").tag("call", "commit").functionTimer();
+        graph.close();
+        Omnigraph second = Omnigraph.at(dir.resolve("second")).services(services).meterRegistry(meters)
+                .init(EngineFixture.SOCIAL).block();
+        try {
+            double before = commits.count();
+            second.mutate("main", QUERIES, "addPerson", Map.of("name", "Ada"), WriteOptions.DEFAULT).block();
+            assertThat(commits.count()).isGreaterThan(before);
+            assertThat(meters.find("omnigraph.storage.calls").tag("call", "commit").functionTimers()).hasSize(1);
+        } finally {
+            second.close();
+        }
+        graph = Omnigraph.at(dir.resolve("g")).services(services).meterRegistry(meters).open(OpenMode.READ_WRITE).block();
+    }
+
+    @Test
     void withoutARegistryNothingIsWrappedOrRecorded() {
         Omnigraph plain = Omnigraph.at(dir.resolve("plain")).services(services).init(EngineFixture.SOCIAL).block();
         try {

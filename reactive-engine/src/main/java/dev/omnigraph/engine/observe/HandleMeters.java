@@ -5,6 +5,8 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
@@ -23,6 +25,9 @@ public final class HandleMeters {
      * a second handle on the same services finds them already there.
      */
     public static void bindStorage(MeterRegistry meters, StorageCallCounter counter) {
+        if (meters.find("omnigraph.storage.calls").meter() != null) {
+            return; // bound by an earlier handle (to the same per-registry counter, see counterFor)
+        }
         for (StorageCallCounter.Call call : StorageCallCounter.Call.values()) {
             if (call.isVolume()) {
                 FunctionCounter.builder("omnigraph.storage.volume", counter, c -> c.get(call))
@@ -34,6 +39,18 @@ public final class HandleMeters {
                         .description("storage calls by class, timed from subscription to first terminal signal")
                         .tag("call", call.label()).register(meters);
             }
+        }
+    }
+
+    private static final Map<MeterRegistry, StorageCallCounter> COUNTERS = new WeakHashMap<>();
+
+    /**
+     * The one counter of every handle the builder wraps for {@code meters}: the registry's storage meters are
+     * bound once, so handles opened later (or again) must add to the same counter, not to a fresh one nobody reads.
+     */
+    public static StorageCallCounter counterFor(MeterRegistry meters) {
+        synchronized (COUNTERS) {
+            return COUNTERS.computeIfAbsent(meters, registry -> new StorageCallCounter());
         }
     }
 
