@@ -233,18 +233,47 @@ public final class Omnigraph implements AutoCloseable {
         if (services.tables() instanceof dev.omnigraph.storage.CountingTableStorage counting) {
             dev.omnigraph.engine.observe.HandleMeters.bindStorage(meters, counting.counter());
         }
-        dev.omnigraph.engine.observe.HandleMeters.gauge(meters, "omnigraph.branch.queue.depth",
-                "writes waiting in this root's branch queues", this,
-                graph -> dev.omnigraph.engine.write.DirectPublishPipeline.queuedWrites(graph.gates()));
-        dev.omnigraph.engine.observe.HandleMeters.gauge(meters, "omnigraph.recovery.pending.sidecars",
-                "recovery sidecars this writer knows of (in flight or left for recovery)", this,
-                graph -> graph.sidecars.knownPending());
-        dev.omnigraph.engine.observe.HandleMeters.gauge(meters, "omnigraph.lease.held",
-                "1 while this handle holds the root's writer tenure, 0 on a read-only handle or follower", this,
-                graph -> graph.tenure == null ? 0 : 1);
-        dev.omnigraph.engine.observe.HandleMeters.gauge(meters, "omnigraph.lease.epoch",
-                "the writer epoch this handle publishes under (0 without a tenure)", this,
-                graph -> graph.tenure == null ? 0 : graph.tenure.epoch());
+        meteredBy = meters;
+        dev.omnigraph.engine.observe.HandleMeters.bind(meters, readings);
+    }
+
+    /** The registry whose gauges count this handle until it closes; null when none. */
+    private volatile io.micrometer.core.instrument.MeterRegistry meteredBy;
+
+    /** What this handle shows the registry's gauges (held by the registry only while the handle is open). */
+    private final dev.omnigraph.engine.observe.HandleMeters.Readings readings =
+            new dev.omnigraph.engine.observe.HandleMeters.Readings() {
+                @Override
+                public String root() {
+                    return root.uri();
+                }
+
+                @Override
+                public int queuedWrites() {
+                    return dev.omnigraph.engine.write.DirectPublishPipeline.queuedWrites(gates());
+                }
+
+                @Override
+                public int knownSidecars() {
+                    return sidecars.knownPending();
+                }
+
+                @Override
+                public boolean holdsTenure() {
+                    return tenure != null && !writerTenureLost();
+                }
+
+                @Override
+                public long epoch() {
+                    return tenure == null ? 0 : tenure.epoch();
+                }
+            };
+
+    private void unbindMeters() {
+        io.micrometer.core.instrument.MeterRegistry meters = meteredBy;
+        if (meters != null) {
+            dev.omnigraph.engine.observe.HandleMeters.unbind(meters, readings);
+        }
     }
 
     /** This handle's instrumentation (metrics, observations, write logs). */
@@ -625,6 +654,7 @@ public final class Omnigraph implements AutoCloseable {
      */
     @Override
     public void close() {
+        unbindMeters();
         if (tenure != null) {
             tenure.close();
         }
@@ -632,6 +662,7 @@ public final class Omnigraph implements AutoCloseable {
 
     /** As {@link #close()}, completing once this handle's share of the writer tenure is given back. */
     public Mono<Void> closeAsync() {
+        unbindMeters();
         return tenure == null ? Mono.empty() : tenure.release();
     }
 }

@@ -186,6 +186,7 @@ class WriteMetricsTest {
     void aLaterHandleOnTheSameRegistryAddsToTheSameStorageMeters() {
         FunctionTimer commits = meters.find("omnigraph.storage.calls").tag("call", "commit").functionTimer();
         graph.close();
+        assertThat(meters.find("omnigraph.lease.held").gauge().value()).isZero();
         Omnigraph second = Omnigraph.at(dir.resolve("second")).services(services).meterRegistry(meters)
                 .init(EngineFixture.SOCIAL).block();
         try {
@@ -193,6 +194,8 @@ class WriteMetricsTest {
             second.mutate("main", QUERIES, "addPerson", Map.of("name", "Ada"), WriteOptions.DEFAULT).block();
             assertThat(commits.count()).isGreaterThan(before);
             assertThat(meters.find("omnigraph.storage.calls").tag("call", "commit").functionTimers()).hasSize(1);
+            // The gauges count the open handles, not the first one registered.
+            assertThat(meters.find("omnigraph.lease.held").gauge().value()).isEqualTo(1);
         } finally {
             second.close();
         }

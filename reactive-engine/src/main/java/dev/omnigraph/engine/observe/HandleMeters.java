@@ -5,7 +5,9 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Collections;
 import java.util.Map;
+import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
@@ -54,8 +56,81 @@ public final class HandleMeters {
         }
     }
 
-    /** A gauge on {@code owner} (held weakly) named {@code name}. */
-    public static <T> void gauge(MeterRegistry meters, String name, String description, T owner, ToDoubleFunction<T> value) {
-        Gauge.builder(name, owner, value).description(description).register(meters);
+    /**
+     * What a live handle shows the gauges. Handles of one root share its queues and sidecar view, so those
+     * readings count once per {@link #root()}.
+     */
+    public interface Readings {
+        String root();
+
+        int queuedWrites();
+
+        int knownSidecars();
+
+        boolean holdsTenure();
+
+        long epoch();
+    }
+
+    /** The live handles of one registry; the gauges read them all (a gauge is registered once per name). */
+    private static final class LiveHandles {
+        private final Set<Readings> handles = Collections.newSetFromMap(new WeakHashMap<>());
+
+        synchronized double perRoot(ToDoubleFunction<Readings> reading) {
+            Map<String, Double> byRoot = new java.util.HashMap<>();
+            handles.forEach(handle -> byRoot.put(handle.root(), reading.applyAsDouble(handle)));
+            return byRoot.values().stream().mapToDouble(Double::doubleValue).sum();
+        }
+
+        synchronized double over(ToDoubleFunction<Readings> reading, java.util.function.DoubleBinaryOperator fold) {
+            return handles.stream().mapToDouble(reading).reduce(0, fold);
+        }
+    }
+
+    private static final Map<MeterRegistry, LiveHandles> LIVE = new WeakHashMap<>();
+
+    /**
+     * Counts {@code handle} in {@code meters}' gauges until {@link #unbind}: {@code omnigraph.branch.queue.depth}
+     * and {@code omnigraph.recovery.pending.sidecars} (summed per root), {@code omnigraph.lease.held} (handles
+     * holding a writer tenure) and {@code omnigraph.lease.epoch} (the highest epoch held).
+     */
+    public static void bind(MeterRegistry meters, Readings handle) {
+        LiveHandles live;
+        synchronized (LIVE) {
+            live = LIVE.get(meters);
+            if (live == null) {
+                live = new LiveHandles();
+                LIVE.put(meters, live);
+                LiveHandles all = live;
+                Gauge.builder("omnigraph.branch.queue.depth", all, a -> a.perRoot(Readings::queuedWrites))
+                        .description("writes waiting in the branch queues of the roots open here").strongReference(true)
+                        .register(meters);
+                Gauge.builder("omnigraph.recovery.pending.sidecars", all, a -> a.perRoot(Readings::knownSidecars))
+                        .description("recovery sidecars the writers open here know of (in flight or left for recovery)")
+                        .strongReference(true).register(meters);
+                Gauge.builder("omnigraph.lease.held", all, a -> a.over(h -> h.holdsTenure() ? 1 : 0, Double::sum))
+                        .description("open handles holding their root's writer tenure (0: read-only or follower)")
+                        .strongReference(true).register(meters);
+                Gauge.builder("omnigraph.lease.epoch", all, a -> a.over(Readings::epoch, Math::max))
+                        .description("the highest writer epoch the handles open here publish under")
+                        .strongReference(true).register(meters);
+            }
+        }
+        synchronized (live) {
+            live.handles.add(handle);
+        }
+    }
+
+    /** Stops counting {@code handle} (it closed). */
+    public static void unbind(MeterRegistry meters, Readings handle) {
+        LiveHandles live;
+        synchronized (LIVE) {
+            live = LIVE.get(meters);
+        }
+        if (live != null) {
+            synchronized (live) {
+                live.handles.remove(handle);
+            }
+        }
     }
 }
