@@ -6,7 +6,7 @@ import java.util.List;
 public final class Scenarios {
     public static final List<String> NAMES = List.of("single-insert", "single-insert-neo4j", "point-read",
             "concurrent-writers", "bulk-load", "recovery-sweep", "history-depth", "branches", "branch-merge", "point-read-indexed", "optimize",
-            "nearest-indexed", "bm25-search", "s3-roots", "maintained-history", "file-format", "blob-range", "change-cost");
+            "nearest-indexed", "bm25-search", "s3-roots", "maintained-history", "file-format", "blob-range", "change-cost", "single-insert-metrics");
 
     private Scenarios() {
     }
@@ -31,6 +31,7 @@ public final class Scenarios {
             case "file-format" -> new FileFormatBench();
             case "blob-range" -> new BlobRange();
             case "change-cost" -> new ChangeCost();
+            case "single-insert-metrics" -> new SingleInsertMetrics();
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
     }

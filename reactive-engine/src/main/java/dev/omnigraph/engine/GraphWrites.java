@@ -76,9 +76,19 @@ final class GraphWrites {
                 hash.map(h -> ndjson.doOnNext(h::update)).orElse(ndjson), Schedulers.parallel()));
     }
 
-    Mono<WriteOutcome> load(String branch, LoadMode mode, Path ndjsonFile, LoadOptions options) {
-        return load(branch, mode, options, (reader, hash) -> reader.read(ndjsonFile,
-                graph.services().scheduler().scheduler(), chunk -> hash.ifPresent(h -> h.update(chunk))));
+    Mono<WriteOutcome> load(String branch, LoadMode mode, Path ndjsonFile, LoadOptions options,
+                            java.util.function.Consumer<LoadProgress> progress) {
+        return load(branch, mode, options, (reader, hash) -> {
+            long[] read = new long[2]; // bytes, lines: the reader shows chunks one at a time, in order
+            return reader.read(ndjsonFile, graph.services().scheduler().scheduler(), chunk -> {
+                read[0] += chunk.remaining();
+                for (int i = chunk.position(); i < chunk.limit(); i++) {
+                    if (chunk.get(i) == '\n') read[1]++;
+                }
+                hash.ifPresent(h -> h.update(chunk));
+                progress.accept(new LoadProgress(read[0], read[1]));
+            });
+        });
     }
 
     /** A load of the records {@code read} yields (feeding the idempotency hash, when the load has a key). */

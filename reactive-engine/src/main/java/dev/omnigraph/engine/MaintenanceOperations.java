@@ -34,7 +34,8 @@ public final class MaintenanceOperations {
      * none when nothing is missing). On a graph branch, tables it still inherits are forked first.
      */
     public Mono<EnsureResult> ensureIndexes(Target request) {
-        return writes.ensureIndexes(request.branch(), request.actor());
+        return graph.telemetry().observe("omnigraph.maintenance", "ensure_indexes",
+                writes.ensureIndexes(request.branch(), request.actor()));
     }
 
     /**
@@ -43,12 +44,12 @@ public final class MaintenanceOperations {
      * tables with uncovered drift are skipped and reported.
      */
     public Mono<OptimizeResult> optimize(Target request) {
-        return upkeep.optimize(request.branch(), request.actor());
+        return graph.telemetry().observe("omnigraph.maintenance", "optimize", upkeep.optimize(request.branch(), request.actor()));
     }
 
     /** Version GC; unconfirmed options only report what would go. Deleting needs a read-write handle. */
     public Mono<CleanupReport> cleanup(CleanupOptions options) {
-        return upkeep.cleanup(options);
+        return graph.telemetry().observe("omnigraph.maintenance", "cleanup", upkeep.cleanup(options));
     }
 
     /**
@@ -57,7 +58,7 @@ public final class MaintenanceOperations {
      * rewrites table data.
      */
     public Mono<List<Repair.Drift>> repair(RepairDrift request) {
-        return upkeep.repair(request.confirm(), request.force());
+        return graph.telemetry().observe("omnigraph.maintenance", "repair", upkeep.repair(request.confirm(), request.force()));
     }
 
     /** The recovery audit log: one record per sidecar recovery ever finished on this graph, oldest first. */

@@ -79,6 +79,8 @@ public final class Omnigraph implements AutoCloseable {
     /** Set on a follower (read-only because another process holds the root): that process, for write refusals. */
     private volatile String writerElsewhere;
     private volatile IdempotencySettings idempotency = IdempotencySettings.fromEnvironment();
+    /** Metrics, observations and write logs; {@link dev.omnigraph.engine.observe.EngineTelemetry#NONE} unless configured. */
+    private volatile dev.omnigraph.engine.observe.EngineTelemetry telemetry = dev.omnigraph.engine.observe.EngineTelemetry.NONE;
     private final GraphReads reads;
     private final GraphWrites writes;
     private final GraphBranching branching;
@@ -223,6 +225,63 @@ public final class Omnigraph implements AutoCloseable {
         if (settings.idempotency() != null) {
             this.idempotency = settings.idempotency();
         }
+        this.telemetry = settings.telemetry();
+        if (settings.meters() != null) {
+            bindMeters(settings.meters());
+        }
+    }
+
+    /** The handle's gauges and, when its services count them, its storage calls by class. */
+    private void bindMeters(io.micrometer.core.instrument.MeterRegistry meters) {
+        if (services.tables() instanceof dev.omnigraph.storage.CountingTableStorage counting) {
+            dev.omnigraph.engine.observe.HandleMeters.bindStorage(meters, counting.counter());
+        }
+        meteredBy = meters;
+        dev.omnigraph.engine.observe.HandleMeters.bind(meters, readings);
+    }
+
+    /** The registry whose gauges count this handle until it closes; null when none. */
+    private volatile io.micrometer.core.instrument.MeterRegistry meteredBy;
+
+    /** What this handle shows the registry's gauges (held by the registry only while the handle is open). */
+    private final dev.omnigraph.engine.observe.HandleMeters.Readings readings =
+            new dev.omnigraph.engine.observe.HandleMeters.Readings() {
+                @Override
+                public String root() {
+                    return root.uri();
+                }
+
+                @Override
+                public int queuedWrites() {
+                    return dev.omnigraph.engine.write.DirectPublishPipeline.queuedWrites(gates());
+                }
+
+                @Override
+                public int knownSidecars() {
+                    return sidecars.knownPending();
+                }
+
+                @Override
+                public boolean holdsTenure() {
+                    return tenure != null && !writerTenureLost();
+                }
+
+                @Override
+                public long epoch() {
+                    return tenure == null ? 0 : tenure.epoch();
+                }
+            };
+
+    private void unbindMeters() {
+        io.micrometer.core.instrument.MeterRegistry meters = meteredBy;
+        if (meters != null) {
+            dev.omnigraph.engine.observe.HandleMeters.unbind(meters, readings);
+        }
+    }
+
+    /** This handle's instrumentation (metrics, observations, write logs). */
+    dev.omnigraph.engine.observe.EngineTelemetry telemetry() {
+        return telemetry;
     }
 
     /** Records this handle's schema as current at main manifest version {@code mainVersion}; adopts a newer one. */
@@ -315,12 +374,12 @@ public final class Omnigraph implements AutoCloseable {
      */
     public Mono<QueryOutput> query(ReadTarget target, String source, String queryName, Map<String, Object> params,
                                    QueryLimits limits) {
-        return reads.query(target, source, queryName, params, limits);
+        return telemetry.observe("omnigraph.query", "query", reads.query(target, source, queryName, params, limits));
     }
 
     /** The graph at {@code target} as NDJSON lines in the load format (nodes first, then edges). */
     public Flux<String> export(ReadTarget target, Set<String> typeNames) {
-        return reads.export(target, typeNames);
+        return telemetry.observe("omnigraph.query", "export", reads.export(target, typeNames));
     }
 
     /**
@@ -409,7 +468,17 @@ public final class Omnigraph implements AutoCloseable {
 
     /** Loads an NDJSON file (read on the storage scheduler) into {@code branch} as one commit. */
     public Mono<WriteOutcome> load(String branch, LoadMode mode, Path ndjsonFile, LoadOptions options) {
-        return writes.load(branch, mode, ndjsonFile, options);
+        return writes.load(branch, mode, ndjsonFile, options, progress -> { });
+    }
+
+    /**
+     * {@link #load(String, LoadMode, Path, LoadOptions)}, telling {@code progress} how much of the file was read
+     * after each chunk (for a progress bar: compare with the file's size). The listener runs on the storage
+     * scheduler and must not block.
+     */
+    public Mono<WriteOutcome> load(String branch, LoadMode mode, Path ndjsonFile, LoadOptions options,
+                                   java.util.function.Consumer<LoadProgress> progress) {
+        return writes.load(branch, mode, ndjsonFile, options, java.util.Objects.requireNonNull(progress, "progress"));
     }
 
     /** Builds missing indexes. @deprecated use {@code maintenance().ensureIndexes(Target.branch(branch))}. */
@@ -534,7 +603,7 @@ public final class Omnigraph implements AutoCloseable {
         SchemaFiles.Accepted accepted = schema.current();
         return new WriteContext(root.uri(), accepted.catalog(), accepted.state().schemaIrHash(),
                 accepted.state().schemaIdentityDomain(), services.tables(), manifest, publisher, sidecars, gates(),
-                failpoints, limits, idempotency);
+                failpoints, limits, idempotency, telemetry);
     }
 
     SidecarStore sidecars() {
@@ -588,6 +657,7 @@ public final class Omnigraph implements AutoCloseable {
      */
     @Override
     public void close() {
+        unbindMeters();
         if (tenure != null) {
             tenure.close();
         }
@@ -595,6 +665,7 @@ public final class Omnigraph implements AutoCloseable {
 
     /** As {@link #close()}, completing once this handle's share of the writer tenure is given back. */
     public Mono<Void> closeAsync() {
+        unbindMeters();
         return tenure == null ? Mono.empty() : tenure.release();
     }
 }

@@ -3,7 +3,11 @@ package dev.omnigraph.engine;
 import dev.omnigraph.engine.read.QueryLimits;
 import dev.omnigraph.engine.write.IdempotencySettings;
 import dev.omnigraph.engine.write.WriteLimits;
+import dev.omnigraph.engine.observe.EngineTelemetry;
+import dev.omnigraph.storage.CountingObjectStore;
+import dev.omnigraph.storage.CountingTableStorage;
 import dev.omnigraph.storage.Failpoints;
+import dev.omnigraph.storage.StorageCallCounter;
 import dev.omnigraph.storage.error.BadRequest;
 import dev.omnigraph.storage.lease.LeaseSettings;
 import dev.omnigraph.storage.root.GraphRoot;
@@ -11,6 +15,8 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import reactor.core.publisher.Mono;
 
 /**
@@ -65,6 +71,30 @@ public final class OmnigraphBuilder {
         return services == null ? StorageServices.shared() : services;
     }
 
+    /**
+     * What a handle opens on: {@link #services()}, and with a meter registry its table and object-store calls
+     * counted by class (in the registry's one {@link StorageCallCounter}), unless they already are.
+     */
+    private StorageServices openedServices() {
+        StorageServices base = services();
+        if (settings.meters() == null || base.tables() instanceof CountingTableStorage) {
+            return base;
+        }
+        StorageCallCounter counter = dev.omnigraph.engine.observe.HandleMeters.counterFor(settings.meters());
+        return new StorageServices(base.scheduler(), new CountingTableStorage(base.tables(), counter),
+                store -> new CountingObjectStore(base.objectStores().apply(store), counter));
+    }
+
+    /** The registry the handle's meters go to; empty (the default) records nothing. */
+    public Optional<MeterRegistry> meterRegistry() {
+        return Optional.ofNullable(settings.meters());
+    }
+
+    /** The registry the handle's observations go to; empty (the default) observes nothing. */
+    public Optional<ObservationRegistry> observationRegistry() {
+        return Optional.ofNullable(settings.observations());
+    }
+
     /** The writer lease set with {@link #lease(LeaseSettings)}; empty means "from the environment". */
     public Optional<LeaseSettings> lease() {
         return Optional.ofNullable(lease);
@@ -117,6 +147,24 @@ public final class OmnigraphBuilder {
     }
 
     /**
+     * Records the handle's metrics in {@code registry}: write and step timers by writer kind with their outcome,
+     * commit, conflict, refusal, retry, replay and recovery counters, group-commit sizes, queue, sidecar and lease
+     * gauges, and storage calls by class (docs/user-guide.md, "Metrics"). Without one nothing is recorded.
+     */
+    public OmnigraphBuilder meterRegistry(MeterRegistry registry) {
+        return with(settings.withMeters(Objects.requireNonNull(registry, "meter registry")));
+    }
+
+    /**
+     * Reports every write (with a child per protocol step), load, merge, schema apply, query and maintenance run
+     * as a Micrometer {@code Observation} in {@code registry}; a caller's observation in the Reactor context
+     * (Micrometer's {@code "micrometer.observation"} key) becomes its parent. Without one nothing is observed.
+     */
+    public OmnigraphBuilder observationRegistry(ObservationRegistry registry) {
+        return with(settings.withObservations(Objects.requireNonNull(registry, "observation registry")));
+    }
+
+    /**
      * Creates a new graph here with {@code schemaSource} (a {@code .pg} text): the schema contract files, one empty
      * Lance dataset per node/edge type and the {@code __manifest} registering them, then holds it read-write.
      * Refused when the root already holds a graph; an interrupted init leaves a root that an open refuses as
@@ -127,7 +175,7 @@ public final class OmnigraphBuilder {
     }
 
     Mono<Omnigraph> init(String schemaSource, Failpoints failpoints) {
-        return Mono.defer(() -> GraphOpening.init(services(), root, schemaSource, failpoints,
+        return Mono.defer(() -> GraphOpening.init(openedServices(), root, schemaSource, failpoints,
                         lease == null ? LeaseSettings.fromEnvironment() : lease))
                 .map(settings::applyTo);
     }
@@ -142,7 +190,7 @@ public final class OmnigraphBuilder {
      */
     public Mono<Omnigraph> open(OpenMode mode) {
         Objects.requireNonNull(mode, "mode");
-        return Mono.defer(() -> GraphOpening.open(services(), root, mode, openLease(mode), false))
+        return Mono.defer(() -> GraphOpening.open(openedServices(), root, mode, openLease(mode), false))
                 .map(settings::applyTo);
     }
 
@@ -152,7 +200,7 @@ public final class OmnigraphBuilder {
      * follower never takes over by itself: open again (servers do so periodically).
      */
     public Mono<Omnigraph> openServing() {
-        return Mono.defer(() -> GraphOpening.open(services(), root, OpenMode.READ_WRITE,
+        return Mono.defer(() -> GraphOpening.open(openedServices(), root, OpenMode.READ_WRITE,
                         openLease(OpenMode.READ_WRITE), true))
                 .map(settings::applyTo);
     }
@@ -179,19 +227,34 @@ public final class OmnigraphBuilder {
      * The per-handle settings a builder hands to every handle it opens. A later open-time option (issue 32's meter
      * registry, issue 34's authorizer) is one more component here and one more setter on the builder.
      */
-    record HandleSettings(WriteLimits writeLimits, QueryLimits queryLimits, IdempotencySettings idempotency) {
-        static final HandleSettings DEFAULTS = new HandleSettings(WriteLimits.DEFAULT, QueryLimits.DEFAULT, null);
+    record HandleSettings(WriteLimits writeLimits, QueryLimits queryLimits, IdempotencySettings idempotency,
+                          MeterRegistry meters, ObservationRegistry observations) {
+        static final HandleSettings DEFAULTS = new HandleSettings(WriteLimits.DEFAULT, QueryLimits.DEFAULT, null,
+                null, null);
 
         HandleSettings withWriteLimits(WriteLimits limits) {
-            return new HandleSettings(limits, queryLimits, idempotency);
+            return new HandleSettings(limits, queryLimits, idempotency, meters, observations);
         }
 
         HandleSettings withQueryLimits(QueryLimits limits) {
-            return new HandleSettings(writeLimits, limits, idempotency);
+            return new HandleSettings(writeLimits, limits, idempotency, meters, observations);
         }
 
         HandleSettings withIdempotency(IdempotencySettings settings) {
-            return new HandleSettings(writeLimits, queryLimits, settings);
+            return new HandleSettings(writeLimits, queryLimits, settings, meters, observations);
+        }
+
+        HandleSettings withMeters(MeterRegistry registry) {
+            return new HandleSettings(writeLimits, queryLimits, idempotency, registry, observations);
+        }
+
+        HandleSettings withObservations(ObservationRegistry registry) {
+            return new HandleSettings(writeLimits, queryLimits, idempotency, meters, registry);
+        }
+
+        /** The handle's instrumentation: {@link EngineTelemetry#NONE} unless a registry was given. */
+        EngineTelemetry telemetry() {
+            return EngineTelemetry.of(meters, observations);
         }
 
         Omnigraph applyTo(Omnigraph graph) {

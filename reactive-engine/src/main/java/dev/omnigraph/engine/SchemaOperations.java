@@ -40,7 +40,8 @@ public final class SchemaOperations {
      * request allows it.
      */
     public Mono<SchemaApplyResult> apply(Apply request) {
-        return writes.applySchema(request.source(), request.allowDataLoss(), request.actor());
+        return graph.telemetry().observe("omnigraph.schema.apply", "apply",
+                writes.applySchema(request.source(), request.allowDataLoss(), request.actor()));
     }
 
     /** A schema to apply: its {@code .pg} source, whether it may drop data, and the actor recorded on the commit. */

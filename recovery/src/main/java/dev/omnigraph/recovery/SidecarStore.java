@@ -78,6 +78,14 @@ public final class SidecarStore {
                 .then();
     }
 
+    /**
+     * The sidecars a read-write handle's view knows of (for a gauge: no storage call); 0 without a view (a
+     * read-only handle lists the directory instead, which a gauge must not do).
+     */
+    public int knownPending() {
+        return view == null ? 0 : view.size();
+    }
+
     /** Reads one sidecar from storage; with a view, what it finds also settles the view's entry (see {@link SidecarView#observed}). */
     public Mono<Optional<Sidecar>> read(String operationId) {
         Mono<Optional<Sidecar>> fromDisk = files.get(key(operationId)).map(bytes -> bytes.map(content -> parse(operationId, content)));

@@ -50,6 +50,11 @@ final class SidecarView {
         return BY_ROOT.computeIfAbsent(canonicalRoot, root -> new SidecarView());
     }
 
+    /** How many sidecars this view knows of (in flight, on disk, or uncertain). */
+    synchronized int size() {
+        return entries.size();
+    }
+
     synchronized Snapshot snapshot() {
         return new Snapshot(loaded, List.copyOf(new ArrayList<>(entries.entrySet())));
     }

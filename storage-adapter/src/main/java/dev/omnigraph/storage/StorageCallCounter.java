@@ -119,6 +119,11 @@ public final class StorageCallCounter {
         return counts.get(call).sum();
     }
 
+    /** The nanoseconds {@code call}'s calls took so far. */
+    public long nanos(Call call) {
+        return nanos.get(call).sum();
+    }
+
     /** Every class with its current total, in declaration order. */
     public Map<Call, Long> snapshot() {
         Map<Call, Long> out = new EnumMap<>(Call.class);

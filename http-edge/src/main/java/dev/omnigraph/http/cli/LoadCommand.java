@@ -55,6 +55,10 @@ final class LoadCommand implements Callable<Integer> {
             + "most this many lines (nodes should come before the edges that reference them).")
     Integer chunkSize;
 
+    @Option(names = "--progress", paramLabel = "<auto|plain|json|none>", description = "Progress on stderr: plain "
+            + "lines, JSON lines, or none; auto (default) is plain on a terminal and none otherwise.")
+    String progress;
+
     @Option(names = "--index", description = "After loading, build the indexes the schema implies that the branch lacks "
             + "(as `index ensure`: its own commit, none when nothing is missing).")
     boolean index;
@@ -86,9 +90,25 @@ final class LoadCommand implements Callable<Integer> {
             return loadInChunks(graph, loadMode, options);
         }
         if (flags.idempotencyKey != null) options = options.idempotencyKey(flags.idempotencyKey);
-        WriteOutcome outcome = graph.load(flags.branch, loadMode, data, options).block();
+        ProgressReporter reporter = new ProgressReporter(ProgressReporter.mode(progress), cli.err, fileSize());
+        WriteOutcome outcome;
+        try {
+            outcome = graph.load(flags.branch, loadMode, data, options, reporter::read).block();
+        } catch (RuntimeException failed) {
+            reporter.done(null);
+            throw failed;
+        }
+        reporter.done(outcome);
         report(graph, loadMode, outcome, "");
         return OmnigraphCli.OK;
+    }
+
+    private long fileSize() {
+        try {
+            return java.nio.file.Files.size(data);
+        } catch (java.io.IOException e) {
+            return 0;
+        }
     }
 
     /** Reads the file lazily and loads every {@code chunkSize} lines as one commit; stops at the first failure. */

@@ -39,6 +39,10 @@ final class ServeCommand implements Callable<Integer> {
             + "(overrides --host and --port).")
     String bind;
 
+    @Option(names = "--metrics-bind", paramLabel = "<host:port>", description = "Also serve GET /metrics (Prometheus "
+            + "text) without auth on this address, for a scraper; on the main address it needs a token like any route.")
+    String metricsBind;
+
     @Option(names = "--host", defaultValue = OmnigraphServer.LOOPBACK,
             description = "Address to bind (default: ${DEFAULT-VALUE}; other hosts need tokens).")
     String host;
@@ -79,20 +83,32 @@ final class ServeCommand implements Callable<Integer> {
                 : BearerTokens.fromEnvironment(System.getenv(BearerTokens.ENV));
         GraphRoot served = served();
         if (bind != null) {
-            int colon = bind.lastIndexOf(':');
-            if (colon <= 0 || colon == bind.length() - 1) {
-                throw new dev.omnigraph.storage.error.BadRequest("--bind takes host:port, got '" + bind + "'");
-            }
-            host = bind.substring(0, colon);
-            try {
-                port = Integer.parseInt(bind.substring(colon + 1));
-            } catch (NumberFormatException e) {
-                throw new dev.omnigraph.storage.error.BadRequest("--bind port must be a number, got '" + bind + "'");
-            }
+            java.net.InetSocketAddress address = hostPort("--bind", bind);
+            host = address.getHostString();
+            port = address.getPort();
         }
         OmnigraphServer.Config config = new OmnigraphServer.Config(served, host, port, tokens, limits());
+        if (metricsBind != null) {
+            config = config.withOpenMetrics(hostPort("--metrics-bind", metricsBind));
+        }
         config = config.withQueryLimits(QueryLimitOptions.of(queryLimits, config.queryLimits()));
         return serve(cli.services(), config, cli.out, json);
+    }
+
+    /** {@code host:port} as an unresolved address; a typed error naming {@code option} otherwise. */
+    private static java.net.InetSocketAddress hostPort(String option, String value) {
+        int colon = value.lastIndexOf(':');
+        if (colon <= 0 || colon == value.length() - 1) {
+            throw new dev.omnigraph.storage.error.BadRequest(option + " takes host:port, got '" + value + "'");
+        }
+        try {
+            return java.net.InetSocketAddress.createUnresolved(value.substring(0, colon),
+                    Integer.parseInt(value.substring(colon + 1)));
+        } catch (NumberFormatException e) {
+            throw new dev.omnigraph.storage.error.BadRequest(option + " port must be a number, got '" + value + "'");
+        } catch (IllegalArgumentException e) {
+            throw new dev.omnigraph.storage.error.BadRequest(option + " port is out of range: '" + value + "'");
+        }
     }
 
     private ServerLimits limits() {

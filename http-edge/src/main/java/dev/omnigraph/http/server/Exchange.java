@@ -102,6 +102,15 @@ final class Exchange {
         return Optional.ofNullable(request.requestHeaders().get(name));
     }
 
+    /** A text body of {@code contentType} (the Prometheus exposition of {@code GET /metrics}). */
+    Mono<Void> text(int status, String contentType, String body) {
+        byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return send(response.status(status)
+                .header(HttpHeaderNames.CONTENT_TYPE, contentType)
+                .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(bytes.length))
+                .sendByteArray(Mono.just(bytes)).then());
+    }
+
     Mono<Void> json(int status, JsonNode body) {
         byte[] bytes = Json.bytes(body);
         return send(response.status(status)

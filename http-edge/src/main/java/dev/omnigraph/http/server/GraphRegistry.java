@@ -38,6 +38,8 @@ final class GraphRegistry {
     private final Optional<String> singleId;
     private final Map<String, Mono<Omnigraph>> open = new ConcurrentHashMap<>();
     private final QueryLimits queryLimits;
+    /** Where every handle opened here records its meters; null: none. Set once, before the first request. */
+    private volatile io.micrometer.core.instrument.MeterRegistry meters;
     private final dev.omnigraph.storage.lease.LeaseSettings lease = dev.omnigraph.storage.lease.LeaseSettings.fromEnvironment();
     /** How long a follower handle is kept before the server tries to take the writer tenure again. */
     static final Duration FOLLOW_FOR = Duration.ofSeconds(5);
@@ -70,6 +72,12 @@ final class GraphRegistry {
                     Optional.of(ID.matcher(name).matches() ? name : "default"), queryLimits);
         }
         return new GraphRegistry(services, new GraphRoot.Local(absolute), Optional.empty(), queryLimits);
+    }
+
+    /** Opens every later handle with {@code registry} as its meter registry. */
+    GraphRegistry meters(io.micrometer.core.instrument.MeterRegistry registry) {
+        this.meters = registry;
+        return this;
     }
 
     private static boolean isGraph(Path dir) {
@@ -124,8 +132,8 @@ final class GraphRegistry {
      * request tries to become the writer again. A writer whose lease was lost is closed and opened again.
      */
     private Mono<Omnigraph> handle(String id, GraphRoot graphRoot) {
-        Mono<Omnigraph> cached = open.computeIfAbsent(id, key -> Omnigraph.at(graphRoot).services(services).lease(lease)
-                .queryLimits(queryLimits).openServing()
+        Mono<Omnigraph> cached = open.computeIfAbsent(id, key -> withMeters(Omnigraph.at(graphRoot).services(services)
+                        .lease(lease).queryLimits(queryLimits)).openServing()
                 .doOnError(e -> open.remove(key))
                 .cache(ok -> ok.mode() == OpenMode.READ_WRITE ? Duration.ofMillis(Long.MAX_VALUE) : FOLLOW_FOR,
                         e -> Duration.ZERO, () -> Duration.ZERO));
@@ -134,6 +142,11 @@ final class GraphRegistry {
             if (open.remove(id, cached)) graph.close();
             return handle(id, graphRoot);
         });
+    }
+
+    private dev.omnigraph.engine.OmnigraphBuilder withMeters(dev.omnigraph.engine.OmnigraphBuilder builder) {
+        io.micrometer.core.instrument.MeterRegistry registry = meters;
+        return registry == null ? builder : builder.meterRegistry(registry);
     }
 
     private static HttpProblem unknown(String id) {

@@ -42,7 +42,13 @@ public final class OmnigraphServer {
      * the budget every read query on every served graph runs within.
      */
     public record Config(GraphRoot root, String host, int port, BearerTokens tokens, ServerLimits limits,
-                         QueryLimits queryLimits) {
+                         QueryLimits queryLimits, Optional<InetSocketAddress> openMetrics) {
+        /** Without an open metrics address. */
+        public Config(GraphRoot root, String host, int port, BearerTokens tokens, ServerLimits limits,
+                      QueryLimits queryLimits) {
+            this(root, host, port, tokens, limits, queryLimits, Optional.empty());
+        }
+
         /** With the default query budget. */
         public Config(GraphRoot root, String host, int port, BearerTokens tokens, ServerLimits limits) {
             this(root, host, port, tokens, limits, QueryLimits.DEFAULT);
@@ -64,23 +70,31 @@ public final class OmnigraphServer {
         }
 
         public Config withQueryLimits(QueryLimits newQueryLimits) {
-            return new Config(root, host, port, tokens, limits, newQueryLimits);
+            return new Config(root, host, port, tokens, limits, newQueryLimits, openMetrics);
         }
 
         public Config withPort(int newPort) {
-            return new Config(root, host, newPort, tokens, limits, queryLimits);
+            return new Config(root, host, newPort, tokens, limits, queryLimits, openMetrics);
         }
 
         public Config withHost(String newHost) {
-            return new Config(root, newHost, port, tokens, limits, queryLimits);
+            return new Config(root, newHost, port, tokens, limits, queryLimits, openMetrics);
         }
 
         public Config withTokens(BearerTokens newTokens) {
-            return new Config(root, host, port, newTokens, limits, queryLimits);
+            return new Config(root, host, port, newTokens, limits, queryLimits, openMetrics);
+        }
+
+        /**
+         * Also serves {@code GET /metrics}, and nothing else, without auth on {@code address} (a second listener,
+         * for a scraper on a network the graph API is not exposed to).
+         */
+        public Config withOpenMetrics(InetSocketAddress address) {
+            return new Config(root, host, port, tokens, limits, queryLimits, Optional.of(address));
         }
 
         public Config withLimits(ServerLimits newLimits) {
-            return new Config(root, host, port, tokens, newLimits, queryLimits);
+            return new Config(root, host, port, tokens, newLimits, queryLimits, openMetrics);
         }
     }
 
@@ -95,8 +109,13 @@ public final class OmnigraphServer {
     private final Sinks.Empty<Void> terminated = Sinks.empty();
     private volatile boolean draining;
     private volatile DisposableServer server;
+    private final ServerMetrics metrics;
+    /** The open {@code /metrics} listener, when configured. */
+    private volatile DisposableServer metricsServer;
 
-    private OmnigraphServer(GraphRegistry registry, Config config, Routes routes, ChannelGroup connections) {
+    private OmnigraphServer(GraphRegistry registry, Config config, Routes routes, ChannelGroup connections,
+                            ServerMetrics metrics) {
+        this.metrics = metrics;
         this.registry = registry;
         this.config = config;
         this.routes = routes;
@@ -110,7 +129,9 @@ public final class OmnigraphServer {
      * server binds loopback only, whatever host was asked for, and logs that it did.
      */
     public static Mono<OmnigraphServer> start(StorageServices services, Config requested) {
-        GraphRegistry registry = GraphRegistry.create(services, requested.root(), requested.queryLimits());
+        ServerMetrics metrics = new ServerMetrics();
+        GraphRegistry registry = GraphRegistry.create(ServerMetrics.counted(services), requested.root(),
+                requested.queryLimits()).meters(metrics.registry());
         Config config = requested;
         if (!requested.tokens().enabled()) {
             if (!isLoopback(requested.host())) {
@@ -121,9 +142,9 @@ public final class OmnigraphServer {
                 LOG.info("no auth tokens configured: serving loopback only");
             }
         }
-        Routes routes = new Routes(registry, config.tokens());
+        Routes routes = new Routes(registry, config.tokens(), metrics);
         ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
-        OmnigraphServer omnigraph = new OmnigraphServer(registry, config, routes, connections);
+        OmnigraphServer omnigraph = new OmnigraphServer(registry, config, routes, connections, metrics);
         Config bound = config;
         Mono<?> warm = registry.singleId().map(registry::graph).map(m -> (Mono<?>) m).orElse(Mono.empty());
         ServerLimits limits = bound.limits();
@@ -136,12 +157,26 @@ public final class OmnigraphServer {
                         .httpRequestDecoder(spec -> spec.maxInitialLineLength(limits.maxUriBytes())
                                 .maxHeaderSize(limits.maxHeaderBytes()))
                         .doOnChannelInit((observer, channel, remote) -> omnigraph.guard.install(channel))
+                        // Reactor Netty's connection and request meters, tagged by route template, never raw path.
+                        .metrics(true, routes::template)
                         .handle((req, res) -> omnigraph.handle(req, res))
                         .bind())
                 .map(disposable -> {
                     omnigraph.server = disposable;
                     return omnigraph;
-                });
+                })
+                .flatMap(started -> bound.openMetrics().map(address -> HttpServer.create()
+                                .host(address.getHostString()).port(address.getPort())
+                                .route(open -> open.get("/metrics", (req, res) -> res
+                                        .header("Content-Type", ServerMetrics.CONTENT_TYPE)
+                                        .sendString(Mono.fromSupplier(metrics::scrape))))
+                                .bind()
+                                .map(disposable -> {
+                                    started.metricsServer = disposable;
+                                    return started;
+                                }))
+                        .orElse(Mono.just(started)))
+                .doOnError(failure -> metrics.close());
     }
 
     /** Loopback names and literals only: {@code localhost}, IPv6 {@code ::1}, an IPv4 literal in 127.0.0.0/8. */
@@ -214,6 +249,11 @@ public final class OmnigraphServer {
         return inFlight.get();
     }
 
+    /** The port of the open {@code /metrics} listener, when configured. */
+    public Optional<Integer> openMetricsPort() {
+        return Optional.ofNullable(metricsServer).map(s -> ((InetSocketAddress) s.address()).getPort());
+    }
+
     /** Completes when the server has shut down. */
     public Mono<Void> onTerminated() {
         return terminated.asMono();
@@ -234,6 +274,7 @@ public final class OmnigraphServer {
             draining = true;
             DisposableServer bound = server;
             bound.dispose();
+            if (metricsServer != null) metricsServer.dispose();
             Duration grace = config.limits().shutdownGrace();
             Mono<Void> idle = Flux.interval(Duration.ZERO, Duration.ofMillis(10))
                     .filter(tick -> inFlight.get() == 0)
@@ -245,7 +286,10 @@ public final class OmnigraphServer {
                     .then(idle)
                     .then(Mono.<Void>create(sink -> connections.close().addListener(f -> sink.success())))
                     .then(registry.closeAll())
-                    .doFinally(signal -> terminated.tryEmitEmpty());
+                    .doFinally(signal -> {
+                        metrics.close();
+                        terminated.tryEmitEmpty();
+                    });
         });
     }
 

@@ -34,7 +34,7 @@ final class Routes {
     private final List<Route> perGraph;
     private final JsonNode openApi;
 
-    Routes(GraphRegistry registry, BearerTokens tokens) {
+    Routes(GraphRegistry registry, BearerTokens tokens, ServerMetrics metrics) {
         this.registry = registry;
         this.tokens = tokens;
         this.open = List.of(
@@ -43,7 +43,10 @@ final class Routes {
                 new Route("GET", "openapi.json", (ex, g, v) -> ex.json(200, openApi()),
                         ApiDoc.of("getOpenApi", "This document", null)));
         this.top = List.of(new Route("GET", "graphs", (ex, g, v) -> listGraphs(ex),
-                ApiDoc.of("listGraphs", "The graphs served, sorted by id", "GraphListOutput")));
+                        ApiDoc.of("listGraphs", "The graphs served, sorted by id", "GraphListOutput")),
+                // Behind the bearer check like every route but the open ones; `serve --metrics-bind` serves it open
+                // on a second address for a scraper.
+                metricsRoute(metrics));
         this.perGraph = graphRoutes();
         this.openApi = OpenApi.document(this, registry.singleId().isPresent(), tokens.enabled());
     }
@@ -52,6 +55,36 @@ final class Routes {
     static List<Route> graphRoutes() {
         return Stream.of(ReadRoutes.routes(), ChangeRoutes.routes(), WriteRoutes.routes(), MergeRoutes.routes(), BranchRoutes.routes(), SchemaRoutes.routes(), IndexRoutes.routes(), MaintenanceRoutes.routes(), StoredQueryRoutes.routes())
                 .flatMap(List::stream).toList();
+    }
+
+    /** {@code GET /metrics}: every meter of {@code metrics} as Prometheus text. */
+    static Route metricsRoute(ServerMetrics metrics) {
+        return new Route("GET", "metrics", (ex, g, v) -> ex.text(200, ServerMetrics.CONTENT_TYPE, metrics.scrape()),
+                ApiDoc.of("metrics", "Engine, JVM, process and HTTP server meters in the Prometheus text format", null)
+                        .respondsWith("text/plain"));
+    }
+
+    /**
+     * The route template serving {@code path} (e.g. {@code /graphs/{graph_id}/query}), for Reactor Netty's
+     * {@code uri} tag: a raw path would make one meter per graph, id or typo. Unmatched paths share one value.
+     */
+    String template(String path) {
+        int query = path.indexOf('?');
+        String bare = query < 0 ? path : path.substring(0, query);
+        List<String> segments = java.util.Arrays.stream(bare.split("/")).filter(s -> !s.isEmpty()).toList();
+        for (List<Route> routes : List.of(open, top)) {
+            for (Route route : routes) {
+                if (route.match(segments).isPresent()) return "/" + route.path();
+            }
+        }
+        boolean underGraphs = segments.size() >= 2 && segments.get(0).equals("graphs");
+        List<String> rest = underGraphs ? segments.subList(2, segments.size()) : segments;
+        if (underGraphs || registry.singleId().isPresent()) {
+            for (Route route : perGraph) {
+                if (route.match(rest).isPresent()) return (underGraphs ? "/graphs/{graph_id}/" : "/") + route.path();
+            }
+        }
+        return "/{unmatched}";
     }
 
     private JsonNode openApi() {

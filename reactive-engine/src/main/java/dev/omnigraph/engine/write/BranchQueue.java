@@ -39,6 +39,21 @@ final class BranchQueue {
         }
     }
 
+    /** The writes waiting in every branch queue of the root whose gates are {@code gates} (a gauge's reading). */
+    static int waiting(Gates gates) {
+        ConcurrentHashMap<String, BranchQueue> queues = QUEUES.get(gates);
+        if (queues == null) {
+            return 0;
+        }
+        int total = 0;
+        for (BranchQueue queue : queues.values()) {
+            synchronized (queue) {
+                total += queue.arrivals.size();
+            }
+        }
+        return total;
+    }
+
     void submit(QueuedWrite write) {
         synchronized (this) {
             arrivals.addLast(write);
@@ -59,7 +74,7 @@ final class BranchQueue {
         synchronized (this) {
             first = arrivals.peekFirst();
         }
-        Mono.defer(() -> first.pipeline().runTurn(first.request(), this::takeBatch))
+        Mono.defer(() -> first.pipeline().runTurn(first, this::takeBatch))
                 .onErrorResume(error -> Mono.empty())
                 .subscribe(null, null, () -> {
                     synchronized (this) {

@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.write;
 
+import dev.omnigraph.engine.observe.EngineTelemetry;
 import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.FailpointCatalog;
@@ -70,9 +71,11 @@ final class ConfirmAndPublish {
                                 ? beforeManifestCommit : Mono.error(new Mispredicted())))
                         .onErrorResume(Mispredicted.class, mispredicted -> fromLanded))
                 .orElse(fromLanded)
+                .transform(publish -> ctx.telemetry().step(request.writerKind(), EngineTelemetry.Step.PUBLISH, publish))
                 .delayUntil(commit -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_PUBLISH)));
         Mono<Void> confirming = landed
-                .flatMap(done -> ctx.sidecars().write(IntentRecords.confirmed(armed, done.committed())))
+                .flatMap(done -> ctx.telemetry().step(request.writerKind(), EngineTelemetry.Step.CONFIRM,
+                        ctx.sidecars().write(IntentRecords.confirmed(armed, done.committed()))))
                 .then(Mono.defer(() -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_CONFIRM))));
         return Mono.zip(publishing.materialize(), confirming.materialize()).flatMap(both -> {
             if (both.getT1().hasValue()) {

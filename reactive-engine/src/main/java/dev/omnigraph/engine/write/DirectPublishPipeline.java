@@ -1,6 +1,9 @@
 package dev.omnigraph.engine.write;
 
+import dev.omnigraph.engine.gate.Gates;
 import dev.omnigraph.engine.gate.Permit;
+import dev.omnigraph.engine.observe.EngineTelemetry;
+import dev.omnigraph.engine.observe.EngineTelemetry.Step;
 import dev.omnigraph.engine.write.PipelineSignals.EffectFree;
 import dev.omnigraph.engine.write.PipelineSignals.Regroup;
 import dev.omnigraph.engine.write.PipelineSignals.Reprepare;
@@ -30,6 +33,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import io.micrometer.observation.Observation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Flux;
@@ -115,29 +119,40 @@ public final class DirectPublishPipeline {
      * leads, and its detached run records the key with its commit whatever its subscriber does.
      */
     public Mono<WriteOutcome> run(Request request) {
+        return ctx.telemetry().write(request.writerKind(), request.branch(), observation -> admitted(request, observation));
+    }
+
+    /** The writes waiting in the branch queues of the root whose gates are {@code gates} (for a gauge). */
+    public static int queuedWrites(Gates gates) {
+        return BranchQueue.waiting(gates);
+    }
+
+    private Mono<WriteOutcome> admitted(Request request, Observation observation) {
         if (request.idempotency().isEmpty()) {
-            return detached(request, Optional.empty());
+            return detached(request, Optional.empty(), observation);
         }
         IdempotencyIndex index = ctx.idempotencyIndex();
         return index.built(ctx.manifest()).then(Mono.defer(() -> {
             IdempotencyIndex.Claim claim = index.claim(request.idempotency().get(), ctx.idempotency());
             if (claim instanceof IdempotencyIndex.Claim.Replay replay) {
+                ctx.telemetry().replayed(request.writerKind());
                 return Mono.just(replay.outcome());
             }
             if (claim instanceof IdempotencyIndex.Claim.Wait wait) {
                 return wait.leader().map(WriteOutcome::asReplay)
-                        .onErrorResume(IdempotencyIndex.LeaderFailed.class, failed -> run(request));
+                        .doOnNext(replayed -> ctx.telemetry().replayed(request.writerKind()))
+                        .onErrorResume(IdempotencyIndex.LeaderFailed.class, failed -> admitted(request, observation));
             }
-            return detached(request, Optional.of(((IdempotencyIndex.Claim.Lead) claim).ticket()));
+            return detached(request, Optional.of(((IdempotencyIndex.Claim.Lead) claim).ticket()), observation);
         }));
     }
 
-    private Mono<WriteOutcome> detached(Request request, Optional<IdempotencyIndex.Ticket> ticket) {
+    private Mono<WriteOutcome> detached(Request request, Optional<IdempotencyIndex.Ticket> ticket, Observation observation) {
         return Mono.defer(() -> {
             AtomicBoolean cancelled = new AtomicBoolean();
             Sinks.One<WriteOutcome> settled = Sinks.one();
             Sinks.One<WriteOutcome> result = Sinks.one();
-            BranchQueue.of(ctx.gates(), request.branch()).submit(new QueuedWrite(this, request, cancelled, settled));
+            BranchQueue.of(ctx.gates(), request.branch()).submit(new QueuedWrite(this, request, cancelled, settled, observation));
             settled.asMono()
                     .materialize()
                     // The attempt's very end (gates released, staged handles discarded), also when nobody listens.
@@ -171,17 +186,23 @@ public final class DirectPublishPipeline {
      * a group is planned against cannot move in this process before it publishes, so a busy branch costs a wait
      * in FIFO order, never a re-prepare. Outcomes reach the writes after the gates are released.
      */
-    Mono<Void> runTurn(Request lead, Supplier<List<QueuedWrite>> take) {
+    Mono<Void> runTurn(QueuedWrite first, Supplier<List<QueuedWrite>> take) {
+        Request lead = first.request();
+        EngineTelemetry telemetry = ctx.telemetry();
         Settlements settled = new Settlements();
         AtomicReference<List<QueuedWrite>> taken = new AtomicReference<>();
         Supplier<List<QueuedWrite>> writes = () -> taken.updateAndGet(already -> already != null ? already : take.get());
         RecoveryCoordinator recovery = new RecoveryCoordinator(ctx);
-        return Flux.fromIterable(lead.gatedBranches()).concatMap(recovery::heal).then()
-                .then(Mono.usingWhen(ctx.gates().forBranches(lead.gatedBranches()),
+        return Flux.fromIterable(lead.gatedBranches())
+                .concatMap(branch -> telemetry.step(lead.writerKind(), Step.HEAL, recovery.heal(branch))).then()
+                .then(Mono.usingWhen(telemetry.step(lead.writerKind(), Step.GATE_WAIT,
+                                ctx.gates().forBranches(lead.gatedBranches())),
                         branchPermit -> Mono.defer(() -> groups(writes.get(), settled, 0)),
                         Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync))
                 .onErrorResume(error -> Mono.fromRunnable(() -> settled.failAll(writes.get(), error)))
-                .then(Mono.fromRunnable(() -> settled.emit(writes.get())));
+                .then(Mono.<Void>fromRunnable(() -> settled.emit(writes.get())))
+                // The steps of this turn are children of its first write's observation.
+                .contextWrite(EngineTelemetry.under(first.observation()));
     }
 
     /** Steps 1-3 at the head of the branch queue: barrier, token, then each write planned on top of the earlier. */
@@ -191,13 +212,16 @@ public final class DirectPublishPipeline {
         }
         Request lead = writes.get(0).request();
         String branch = lead.branch();
+        Mono<reactor.util.function.Tuple2<WriteToken, Optional<GroupAssembly.Group>>> planned = ctx.telemetry().step(
+                lead.writerKind(), Step.PLAN, KeptTokens.first(ctx, writes, branch, reprepares)
+                        .flatMap(token -> KeptTokens.assemble(ctx, token, writes, settled, this::replayIfRecorded)
+                                .map(assembled -> reactor.util.function.Tuples.of(token, assembled))));
         return Flux.fromIterable(lead.gatedBranches()).concatMap(new Recheck(ctx)::recoveryBarrier).then()
-                .then(KeptTokens.first(ctx, writes, branch, reprepares))
-                .flatMap(token -> KeptTokens.assemble(ctx, token, writes, settled, this::replayIfRecorded)
-                        .flatMap(assembled -> assembled.isEmpty()
-                                ? groups(writes, settled, reprepares + 1) // the kept state was stale: plan on the live one
-                                : publishGroup(token, assembled.get(), settled, reprepares)
-                                        .then(Mono.defer(() -> groups(assembled.get().leftover(), settled, 0)))));
+                .then(planned)
+                .<Void>flatMap(plan -> plan.getT2().isEmpty()
+                        ? groups(writes, settled, reprepares + 1) // the kept state was stale: plan on the live one
+                        : publishGroup(plan.getT1(), plan.getT2().get(), settled, reprepares)
+                                .then(Mono.defer(() -> groups(plan.getT2().get().leftover(), settled, 0))));
     }
 
     /**
@@ -210,14 +234,22 @@ public final class DirectPublishPipeline {
             return Mono.empty();
         }
         List<QueuedWrite> members = group.accepted().stream().map(GroupAssembly.Accepted::write).toList();
+        Sidecar.WriterKind kind = group.publication().writerKind();
         return stageAndApply(group.publication(), group::anyCancelled, token, group.union())
-                .doOnNext(commit -> group.accepted().forEach(member -> settled.succeed(member.write(),
-                        commit.isPresent() ? member.own().outcome(commit) : WriteOutcome.nothing())))
+                .doOnNext(commit -> {
+                    if (commit.isPresent()) {
+                        ctx.telemetry().grouped(kind, members.size());
+                    }
+                    group.accepted().forEach(member -> settled.succeed(member.write(),
+                            commit.isPresent() ? member.own().outcome(commit) : WriteOutcome.nothing()));
+                })
                 .then()
                 .onErrorResume(Regroup.class, regroup -> {
                     members.stream().filter(write -> write.cancelled().get()).forEach(write -> settled.fail(write,
                             new CancellationException("write cancelled before any effect")));
-                    return groups(members.stream().filter(write -> !write.cancelled().get()).toList(), settled, reprepares);
+                    List<QueuedWrite> kept = members.stream().filter(write -> !write.cancelled().get()).toList();
+                    ctx.telemetry().retried(kind, "regroup", kept.size());
+                    return groups(kept, settled, reprepares);
                 })
                 .onErrorResume(Reprepare.class, moved -> {
                     List<QueuedWrite> again = new ArrayList<>();
@@ -229,6 +261,7 @@ public final class DirectPublishPipeline {
                             settled.fail(member.write(), moved.reason());
                         }
                     }
+                    ctx.telemetry().retried(kind, "reprepare", again.size());
                     return groups(again, settled, reprepares + 1);
                 })
                 .onErrorResume(error -> Mono.fromRunnable(() -> settled.failAll(members, error)));
@@ -277,11 +310,13 @@ public final class DirectPublishPipeline {
     private Mono<Optional<GraphCommit>> stageAndApply(Publication request, BooleanSupplier cancelled, WriteToken token,
                                                       ChangeSet changes, String points, String operationId,
                                                       Map<String, String> properties, List<StagedEffect> planned) {
-        Mono<List<StagedEffect>> staging = stageAll(planned, properties)
+        EngineTelemetry telemetry = ctx.telemetry();
+        Sidecar.WriterKind kind = request.writerKind();
+        Mono<List<StagedEffect>> staging = telemetry.step(kind, Step.STAGE, stageAll(planned, properties))
                 .flatMap(effects -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_PREPARE))
                         .then(Mono.just(effects))
                         .onErrorResume(error -> discardAll(effects).then(Mono.error(error))));
-        Mono<Void> rechecking = new Recheck(ctx).recheck(request, token, changes)
+        Mono<Void> rechecking = telemetry.step(kind, Step.RECHECK, new Recheck(ctx).recheck(request, token, changes))
                 .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_GATES)));
         if (ArmBesideStaging.applies(changes, planned)) {
             IntentRecords.LineageIntent lineage = lineage(request);
@@ -291,8 +326,9 @@ public final class DirectPublishPipeline {
             // longer drops the write.
             Mono<Void> arming = arm(points, armed, rechecking.then(Mono.defer(() -> cancelled.getAsBoolean()
                     ? Mono.<Void>error(new Regroup()) : Mono.<Void>empty()))).cache();
-            return Mono.usingWhen(ctx.gates().forTables(request.branch(), tableKeys(changes)), permit -> Mono.defer(() -> {
-                arming.subscribe(done -> { }, error -> { }); // started now; its outcome is read below, always
+            return Mono.usingWhen(ctx.gates().forTables(request.branch(), tableKeys(changes)), permit -> Mono.deferContextual(view -> {
+                // Started now (in this turn's context, for its step observation); its outcome is read below, always.
+                arming.contextWrite(view).subscribe(done -> { }, error -> { });
                 return staging.materialize().flatMap(staged -> {
                     if (staged.isOnError()) {
                         return arming.materialize().flatMap(arm -> arm.isOnError() && arm.getThrowable() instanceof EffectFree notArmed
@@ -337,7 +373,7 @@ public final class DirectPublishPipeline {
      * after_arm}. Anything that fails before the sidecar is durable is refused as it is (nothing to compensate).
      */
     private Mono<Void> arm(String points, Sidecar armed, Mono<Void> before) {
-        return before.then(Mono.defer(() -> ctx.sidecars().write(armed)))
+        return before.then(ctx.telemetry().step(armed.writerKind(), Step.ARM, Mono.defer(() -> ctx.sidecars().write(armed))))
                 .onErrorMap(error -> error instanceof RuntimeException failed ? new EffectFree(failed) : error)
                 .then(Mono.defer(() -> ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.AFTER_ARM))));
     }
@@ -457,7 +493,8 @@ public final class DirectPublishPipeline {
         Mono<ConfirmAndPublish.Landed> landed = arming
                 .then(Mono.defer(() -> new FirstTouchFork(ctx).realize(points, effects, FirstTouchFork.inheritedPins(changes),
                                 (snapshot, effect) -> stageFirst(snapshot, effect, PROPERTIES), forked)
-                        .flatMap(realized -> commitAll(points, operationId, realized, changes)
+                        .flatMap(realized -> ctx.telemetry().step(request.writerKind(), Step.TABLE_COMMIT,
+                                        commitAll(points, operationId, realized, changes))
                                 .map(committed -> new ConfirmAndPublish.Landed(realized, committed)))))
                 .cache();
         return Mono.defer(() -> new ConfirmAndPublish(ctx).run(request, token, lineage, armed, effects,
@@ -469,7 +506,7 @@ public final class DirectPublishPipeline {
                         .flatMap(commit -> landed.doOnNext(done -> CommittedKeyCache.of(ctx).carry(request.branch(), changes,
                                         done.committed(), indexBuilds(done.effects())))
                                 .then(ctx.failpoints().hit(FailpointCatalog.point(points, FailpointCatalog.BEFORE_SIDECAR_DELETE)))
-                                .then(deleteSidecar(operationId))
+                                .then(ctx.telemetry().step(request.writerKind(), Step.SIDECAR_DELETE, deleteSidecar(operationId)))
                                 .thenReturn(Optional.of(commit)))
                         // Only an effect-free failure skips compensation; a publish that lost the head race
                         // (ReadSetChanged) has effects to undo first.
@@ -485,7 +522,8 @@ public final class DirectPublishPipeline {
      */
     private Mono<Optional<GraphCommit>> compensate(Publication request, String operationId,
                                                    IntentRecords.LineageIntent lineage, Throwable original) {
-        return new RecoveryCoordinator(ctx).compensate(operationId)
+        return ctx.telemetry().step(request.writerKind(), Step.COMPENSATE, new RecoveryCoordinator(ctx).compensate(operationId))
+                .doOnNext(outcome -> ctx.telemetry().recovered("compensate", operationId, outcome))
                 .flatMap(outcome -> outcome instanceof dev.omnigraph.recovery.SidecarRecovery.Outcome.RolledForward
                         ? ctx.manifest().commitOn(request.branch(), lineage.commitId())
                         : Mono.<Optional<GraphCommit>>error(original))

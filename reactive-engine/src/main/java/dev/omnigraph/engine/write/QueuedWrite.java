@@ -1,14 +1,16 @@
 package dev.omnigraph.engine.write;
 
+import io.micrometer.observation.Observation;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.core.publisher.Sinks;
 
 /**
  * One write waiting in its branch's queue: the pipeline (and so the handle context) that accepted it, the request,
- * whether its subscriber gave up, and where its outcome goes once the turn that carried it has released its gates.
+ * whether its subscriber gave up, where its outcome goes once the turn that carried it has released its gates, and
+ * its observation (null when none), under which a turn it leads records its steps.
  */
 record QueuedWrite(DirectPublishPipeline pipeline, DirectPublishPipeline.Request request, AtomicBoolean cancelled,
-                   Sinks.One<WriteOutcome> result) {
+                   Sinks.One<WriteOutcome> result, Observation observation) {
 
     boolean groupable() {
         return request.groupPlan().isPresent();

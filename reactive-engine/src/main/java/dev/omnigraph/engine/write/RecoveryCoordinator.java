@@ -62,6 +62,7 @@ public final class RecoveryCoordinator {
                 .concatMap(sidecar -> Mono.usingWhen(ctx.gates().forWrite(branch, tableKeys(sidecar)),
                         permit -> recovery.recover(sidecar.operationId(), Mode.ROLL_FORWARD_ONLY),
                         Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync)
+                        .doOnNext(outcome -> ctx.telemetry().recovered("heal", sidecar.operationId(), outcome))
                         .flatMap(outcome -> outcome instanceof Outcome.Deferred deferred
                                 ? Mono.error(new RecoveryRequired(sidecar.operationId(), deferred.reason(), null))
                                 : Mono.just(outcome)))

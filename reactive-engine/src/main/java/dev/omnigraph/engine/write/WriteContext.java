@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.write;
 
+import dev.omnigraph.engine.observe.EngineTelemetry;
 import dev.omnigraph.engine.gate.Gates;
 import dev.omnigraph.engine.schema.Catalog;
 import dev.omnigraph.recovery.SidecarStore;
@@ -14,7 +15,16 @@ import dev.omnigraph.storage.manifest.TableEntry;
 public record WriteContext(String root, Catalog catalog, String schemaIrHash, String schemaIdentityDomain,
                            TableStorage tables, ManifestStore manifest, ManifestBatchPublisher publisher,
                            SidecarStore sidecars, Gates gates, Failpoints failpoints, WriteLimits limits,
-                           IdempotencySettings idempotency) {
+                           IdempotencySettings idempotency, EngineTelemetry telemetry) {
+
+    /** A context that records nothing (no meter or observation registry). */
+    public WriteContext(String root, Catalog catalog, String schemaIrHash, String schemaIdentityDomain,
+                        TableStorage tables, ManifestStore manifest, ManifestBatchPublisher publisher,
+                        SidecarStore sidecars, Gates gates, Failpoints failpoints, WriteLimits limits,
+                        IdempotencySettings idempotency) {
+        this(root, catalog, schemaIrHash, schemaIdentityDomain, tables, manifest, publisher, sidecars, gates, failpoints,
+                limits, idempotency, EngineTelemetry.NONE);
+    }
 
     /** The idempotency index of this root (process-wide, like the gates). */
     public IdempotencyIndex idempotencyIndex() {
