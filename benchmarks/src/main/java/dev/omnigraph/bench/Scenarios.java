@@ -7,6 +7,8 @@ public final class Scenarios {
     public static final List<String> NAMES = List.of("single-insert", "single-insert-neo4j", "point-read",
             "concurrent-writers", "bulk-load", "recovery-sweep", "history-depth", "branches", "branch-merge", "point-read-indexed", "optimize",
             "nearest-indexed", "bm25-search", "s3-roots", "maintained-history", "file-format", "blob-range", "change-cost");
+    /** Scenarios run only when named (too slow for a full run here). */
+    public static final List<String> ON_DEMAND = List.of("scale-reads");
 
     private Scenarios() {
     }
@@ -31,6 +33,7 @@ public final class Scenarios {
             case "file-format" -> new FileFormatBench();
             case "blob-range" -> new BlobRange();
             case "change-cost" -> new ChangeCost();
+            case "scale-reads" -> new ScaleReads();
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
     }
