@@ -98,6 +98,7 @@ public final class QueryExecutor {
                 op -> predicates.operand(op, null).value(), shaper::compareIds);
         Optional<AnnSearch> ann = AnnSearch.of(plan, layout);
         Optional<TopKRead> topK = TopKRead.of(plan, layout, ranker);
+        Optional<CountRead> count = ranker.isEmpty() ? CountRead.of(plan, scope) : Optional.empty();
         Flux<List<Object>> rows = Flux.defer(() -> {
             QueryBudget budget = new QueryBudget(limits, layout.size());
             TableReader reader = new TableReader(tables, root, state, failpoints, budget, topologies);
@@ -107,7 +108,8 @@ public final class QueryExecutor {
                     .flatMap(found -> found.isEmpty() ? Mono.just(found)
                             : ranker.prepare(found.get(), searchCorpus).map(Optional::of)))
                     .orElse(Mono.just(Optional.empty()));
-            Flux<List<Object>> run = streamable(plan) && ranker.isEmpty()
+            Flux<List<Object>> run = count.isPresent() ? count.get().rows(tables, reader, failpoints, budget)
+                    : streamable(plan) && ranker.isEmpty()
                     ? stream(plan, scope, layout, reader, shaper, budget)
                     : topK.isPresent()
                     ? topK.get().solutions(tables, reader, layout, predicates, scope, ranker, searchCorpus, shaper,
