@@ -142,6 +142,15 @@ class TopologyCacheTest {
             assertThat(s.entries()).isLessThanOrEqualTo(1);
         }
         assertThat(TopologyCache.shared().stats().evictions()).isGreaterThan(evicted);
+        // A cap the row count passes but the built topology does not: built once, kept nowhere, not built again.
+        TopologyCache.shared().capBytes(0);
+        TopologyCache.shared().capBytes(one - 1);
+        assertThat(60L * 64).as("the row-count check passes").isLessThanOrEqualTo(one - 1);
+        long builds = TopologyCache.shared().stats().builds();
+        List<List<Object>> first = rows(ReadTarget.main(), "out", Map.of("n", name(3)));
+        assertThat(rows(ReadTarget.main(), "out", Map.of("n", name(3)))).isEqualTo(first);
+        assertThat(TopologyCache.shared().stats().builds()).isEqualTo(builds + 1);
+        assertThat(TopologyCache.shared().stats().entries()).isZero();
         TopologyCache.shared().capBytes(one / 2); // nothing fits: traversals scan and answer the same
         assertThat(cachedThenScanned(ReadTarget.main(), "out", name(2))).isTrue();
         assertThat(TopologyCache.shared().stats().entries()).isZero();

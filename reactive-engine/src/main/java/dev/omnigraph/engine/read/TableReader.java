@@ -65,7 +65,7 @@ final class TableReader {
         if (e.lanceBranch().isPresent()) return Mono.just(java.util.Optional.empty());
         TopologyCache.Key key = new TopologyCache.Key(root + "/" + e.location(), e.version(), e.rowCount());
         return topologies.get(key, () -> {
-            Topology.Builder builder = new Topology.Builder();
+            Topology.Builder builder = new Topology.Builder(topologies.capBytes());
             return rawBatches(edge, null, List.of("src", "dst"), ScanRequest.DEFAULT_BATCH_SIZE)
                     .publishOn(Schedulers.parallel(), PREFETCH)
                     .doOnNext(batch -> {

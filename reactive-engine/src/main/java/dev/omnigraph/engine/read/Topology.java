@@ -64,15 +64,29 @@ final class Topology {
         return out;
     }
 
+    /** A build that passed its byte limit, abandoned so the traversal scans instead. */
+    static final class TooLarge extends RuntimeException {
+        TooLarge() {
+            super(null, null, false, false);
+        }
+    }
+
     /** Collects edges in table order, then lays them out by source and by destination. */
     static final class Builder {
+        private final long limitBytes;
         private final Map<String, Integer> index = new HashMap<>();
         private final List<String> ids = new ArrayList<>();
         private int[] src = new int[1024];
         private int[] dst = new int[1024];
         private int edges;
 
+        /** A builder that gives up ({@link TooLarge}) once its estimate passes {@code limitBytes}. */
+        Builder(long limitBytes) {
+            this.limitBytes = limitBytes;
+        }
+
         void add(String from, String to) {
+            if ((edges & 4095) == 0 && (long) ids.size() * ID_ENTRY_BYTES + 16L * edges > limitBytes) throw new TooLarge();
             if (edges == src.length) {
                 src = Arrays.copyOf(src, edges * 2);
                 dst = Arrays.copyOf(dst, edges * 2);

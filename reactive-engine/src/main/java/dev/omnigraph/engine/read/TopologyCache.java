@@ -20,14 +20,20 @@ import reactor.core.publisher.Mono;
  * ({@link #dropVersions}).
  *
  * <p>Nothing unbounded: the entries' estimated heap stays within {@code capBytes}, least recently used evicted first;
- * a table whose topology could not fit is never built (its traversals scan, as without the cache). The cap is the
+ * a table whose topology could not fit is not built again (its traversals scan, as without the cache): refused
+ * up front by its row count, abandoned mid-build, or remembered after one build. The cap is the
  * system property {@value #CAP_PROPERTY} (bytes; default 256 MiB; 0 turns the cache off).
  */
 public final class TopologyCache {
     public static final String CAP_PROPERTY = "omnigraph.read.topologyCacheBytes";
     static final long DEFAULT_CAP_BYTES = 256L << 20;
-    /** A lower bound of a topology's heap per edge row, to refuse a table that cannot fit before scanning it. */
-    private static final long MIN_BYTES_PER_EDGE = 16;
+    /**
+     * A topology's heap per edge row, at least (8 bytes of CSR/CSC plus, in a graph with about as many nodes as
+     * edges, about half a new id per edge): a table above the cap by this measure is never scanned for one.
+     */
+    static final long MIN_BYTES_PER_EDGE = 64;
+    /** Tables whose build passed the cap are remembered (this many at most), so they are not scanned again. */
+    private static final int REMEMBERED_REFUSALS = 1024;
 
     /** One edge table version: the dataset's path (main branch only) and version, and its manifest row count. */
     record Key(String path, long version, long rowCount) {}
@@ -39,6 +45,12 @@ public final class TopologyCache {
 
     private final LinkedHashMap<Key, Topology> entries = new LinkedHashMap<>(16, 0.75f, true);
     private final Map<Key, Mono<Topology>> building = new HashMap<>();
+    private final LinkedHashMap<Key, Boolean> refused = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Key, Boolean> eldest) {
+            return size() > REMEMBERED_REFUSALS;
+        }
+    };
     private long capBytes;
     private long bytes;
     private long builds;
@@ -58,6 +70,7 @@ public final class TopologyCache {
     /** Sets the cap, evicting down to it; 0 turns the cache off and empties it. */
     public synchronized void capBytes(long newCap) {
         capBytes = Math.max(0, newCap);
+        refused.clear(); // what did not fit may fit now
         evictDownTo(capBytes);
     }
 
@@ -72,7 +85,8 @@ public final class TopologyCache {
     Mono<Optional<Topology>> get(Key key, Supplier<Mono<Topology>> build) {
         Mono<Topology> pending;
         synchronized (this) {
-            if (capBytes == 0 || key.rowCount() * MIN_BYTES_PER_EDGE > capBytes) return Mono.just(Optional.empty());
+            if (capBytes == 0 || key.rowCount() * MIN_BYTES_PER_EDGE > capBytes || refused.containsKey(key))
+                return Mono.just(Optional.empty());
             Topology cached = entries.get(key);
             if (cached != null) {
                 hits++;
@@ -82,11 +96,24 @@ public final class TopologyCache {
             if (pending == null) {
                 builds++;
                 pending = Mono.defer(build).doOnNext(t -> admit(key, t))
+                        .onErrorResume(Topology.TooLarge.class, tooLarge -> {
+                            refuse(key);
+                            return Mono.empty();
+                        })
                         .doFinally(signal -> finished(key)).cache();
                 building.put(key, pending);
             }
         }
-        return pending.map(Optional::of);
+        return pending.map(Optional::of).defaultIfEmpty(Optional.empty());
+    }
+
+    /** The cap a build may grow to before it gives up ({@link Topology.TooLarge}). */
+    synchronized long capBytes() {
+        return capBytes;
+    }
+
+    private synchronized void refuse(Key key) {
+        refused.put(key, Boolean.TRUE);
     }
 
     private synchronized void finished(Key key) {
@@ -95,7 +122,11 @@ public final class TopologyCache {
 
     /** Keeps a built topology when it fits, evicting the least recently used entries to make room. */
     private synchronized void admit(Key key, Topology topology) {
-        if (topology.estimatedBytes() > capBytes || entries.containsKey(key)) return;
+        if (topology.estimatedBytes() > capBytes) {
+            refused.put(key, Boolean.TRUE); // built once for one query; later ones scan instead of building again
+            return;
+        }
+        if (entries.containsKey(key)) return;
         evictDownTo(capBytes - topology.estimatedBytes());
         entries.put(key, topology);
         bytes += topology.estimatedBytes();
