@@ -24,7 +24,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -287,11 +286,5 @@ final class ScaleReads implements Scenario {
             JsonNode json = JSON.readTree(response.body());
             return json.get("rows").size();
         }
-    }
-
-    static List<String> names(List<List<Object>> rows) {
-        List<String> out = new ArrayList<>();
-        rows.forEach(r -> out.add((String) r.get(0)));
-        return out;
     }
 }
