@@ -46,7 +46,7 @@ public record BenchOptions(boolean quick, List<String> scenarios, Path out, Path
                     if (arg.startsWith("--")) {
                         throw new IllegalArgumentException("unknown option " + arg);
                     }
-                    if (!Scenarios.NAMES.contains(arg)) {
+                    if (!Scenarios.NAMES.contains(arg) && !Scenarios.ON_DEMAND.contains(arg)) {
                         throw new IllegalArgumentException("unknown scenario '" + arg + "'; known: " + Scenarios.NAMES);
                     }
                     names.add(arg);

@@ -113,6 +113,31 @@ final class Neo4jEmbedded implements AutoCloseable {
         }
     }
 
+    /** Edges {@code [0, edges)} from {@code src(i)} to {@code dst(i)}, endpoints found by the unique index. */
+    void insertEdges(int edges, java.util.function.IntFunction<String> src, java.util.function.IntFunction<String> dst,
+                     int txSize) {
+        for (int[] chunk : Workload.chunks(edges, txSize)) {
+            try (Transaction tx = db.beginTx()) {
+                for (int i = chunk[0]; i < chunk[1]; i++) {
+                    Node from = tx.findNode(PERSON, "name", src.apply(i));
+                    Node to = tx.findNode(PERSON, "name", dst.apply(i));
+                    from.createRelationshipTo(to, KNOWS).setProperty("id", "e" + i);
+                }
+                tx.commit();
+            }
+        }
+    }
+
+    /** The rows of one read query, materialised inside its transaction. */
+    java.util.List<java.util.Map<String, Object>> rows(String cypher, java.util.Map<String, Object> params) {
+        try (Transaction tx = db.beginTx()) {
+            java.util.List<java.util.Map<String, Object>> out = new java.util.ArrayList<>();
+            tx.execute(cypher, params).forEachRemaining(out::add);
+            tx.commit();
+            return out;
+        }
+    }
+
     long count(String cypher) {
         try (Transaction tx = db.beginTx()) {
             Object value = tx.execute(cypher).columnAs("c").next();

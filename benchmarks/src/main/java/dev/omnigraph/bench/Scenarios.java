@@ -6,7 +6,10 @@ import java.util.List;
 public final class Scenarios {
     public static final List<String> NAMES = List.of("single-insert", "single-insert-neo4j", "point-read",
             "concurrent-writers", "bulk-load", "recovery-sweep", "history-depth", "branches", "branch-merge", "point-read-indexed", "optimize",
-            "nearest-indexed", "bm25-search", "s3-roots", "maintained-history", "file-format", "blob-range", "change-cost", "single-insert-metrics");
+            "nearest-indexed", "bm25-search", "s3-roots", "maintained-history", "file-format", "blob-range", "change-cost",
+            "single-insert-metrics");
+    /** Scenarios run only when named (too slow for a full run here). */
+    public static final List<String> ON_DEMAND = List.of("scale-reads");
 
     private Scenarios() {
     }
@@ -32,6 +35,7 @@ public final class Scenarios {
             case "blob-range" -> new BlobRange();
             case "change-cost" -> new ChangeCost();
             case "single-insert-metrics" -> new SingleInsertMetrics();
+            case "scale-reads" -> new ScaleReads();
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
     }

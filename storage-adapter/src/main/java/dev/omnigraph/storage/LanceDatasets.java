@@ -32,6 +32,7 @@ final class LanceDatasets {
     private final StorageScheduler storage;
     private final String newTableFormat;
     private final BufferAllocator rootAllocator = new RootAllocator();
+    private final LanceHandles handles = new LanceHandles(this, LanceHandles.configuredCapacity());
 
     LanceDatasets(StorageScheduler storage, String newTableFormat) {
         if (!CREATABLE_FORMATS.contains(newTableFormat)) {
@@ -55,8 +56,14 @@ final class LanceDatasets {
         return rootAllocator.newChildAllocator(purpose, 0, Long.MAX_VALUE);
     }
 
-    /** Fails loudly if any Arrow buffer leaked. */
+    /** Datasets kept open for scans of pinned main-ref versions. */
+    LanceHandles handles() {
+        return handles;
+    }
+
+    /** Closes the kept datasets, then fails loudly if any Arrow buffer leaked. */
     void close() {
+        handles.closeAll();
         rootAllocator.close();
     }
 

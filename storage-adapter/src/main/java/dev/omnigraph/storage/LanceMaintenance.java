@@ -48,6 +48,10 @@ final class LanceMaintenance {
     }
 
     Mono<Long> applyVersionGc(ObjectStore root, VersionGcPlan plan, VersionGcPlan.Phase phase) {
-        return LanceVersionGc.apply(root, plan, phase);
+        // A kept dataset handle never outlives its version: closed before any of the version's files go.
+        return datasets.storage().call(() -> {
+            datasets.handles().drop(plan.path(), plan.manifests().stream().map(VersionGcPlan.Victim::version).toList());
+            return Boolean.TRUE;
+        }).then(LanceVersionGc.apply(root, plan, phase));
     }
 }

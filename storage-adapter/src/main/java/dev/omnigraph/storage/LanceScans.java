@@ -151,7 +151,8 @@ final class LanceScans {
 
     /** The Lance resources of one streaming scan, closed together on completion, error or cancel. */
     private record OpenScan(TableRef ref, BufferAllocator allocator, Dataset dataset, LanceScanner scanner,
-                            ArrowReader reader, List<String> columns, List<String> blobColumns, boolean rowAddress) {
+                            ArrowReader reader, List<String> columns, List<String> blobColumns, boolean rowAddress,
+                            Runnable releaseDataset) {
 
         /** The batch's rows on the heap, blob-encoded columns as their bytes (not Lance's descriptors). */
         List<Map<String, Object>> rows(VectorSchemaRoot root) {
@@ -168,8 +169,18 @@ final class LanceScans {
             BufferAllocator allocator = datasets.childAllocator("scan");
             Dataset dataset = null;
             LanceScanner scanner = null;
+            Runnable release = null;
             try {
-                dataset = LanceDatasets.open(allocator, snapshot.ref(), OptionalLong.of(snapshot.version()));
+                LanceHandles handles = datasets.handles();
+                if (handles.covers(snapshot.ref())) {
+                    LanceHandles.Handle kept = handles.acquire(snapshot.ref(), snapshot.version());
+                    dataset = kept.dataset();
+                    release = () -> handles.release(kept);
+                } else {
+                    dataset = LanceDatasets.open(allocator, snapshot.ref(), OptionalLong.of(snapshot.version()));
+                    Dataset own = dataset;
+                    release = own::close;
+                }
                 ScanOptions.Builder options = new ScanOptions.Builder().batchSize(request.batchSize())
                         .useScalarIndex(InheritedIndexes.usable(snapshot.ref(), allocator));
                 request.filter().map(FilterBounds::check).ifPresent(options::filter);
@@ -191,9 +202,9 @@ final class LanceScans {
                     if (!request.rowAddress()) columns.remove(LanceBlobs.ROW_ADDRESS);
                 }
                 return new OpenScan(snapshot.ref(), allocator, dataset, scanner, scanner.scanBatches(),
-                        List.copyOf(columns), List.copyOf(blobColumns), request.rowAddress());
+                        List.copyOf(columns), List.copyOf(blobColumns), request.rowAddress(), release);
             } catch (Exception e) {
-                closeAll(scanner, dataset, allocator);
+                closeAll(scanner, release, allocator);
                 throw LanceFailures.translate("scan", snapshot.ref(), e);
             }
         }
@@ -213,16 +224,17 @@ final class LanceScans {
             } catch (Exception ignored) {
                 // Closing is best effort; the allocator check still reports leaked buffers.
             }
-            closeAll(scanner, dataset, allocator);
+            closeAll(scanner, releaseDataset, allocator);
         }
 
-        private static void closeAll(LanceScanner scanner, Dataset dataset, BufferAllocator allocator) {
+        /** {@code releaseDataset} closes a dataset opened for this scan, or hands a kept one back. */
+        private static void closeAll(LanceScanner scanner, Runnable releaseDataset, BufferAllocator allocator) {
             try {
                 if (scanner != null) scanner.close();
             } catch (Exception ignored) {
                 // see close()
             }
-            if (dataset != null) dataset.close();
+            if (releaseDataset != null) releaseDataset.run();
             allocator.close();
         }
     }

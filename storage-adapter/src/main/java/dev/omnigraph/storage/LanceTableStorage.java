@@ -309,6 +309,11 @@ public final class LanceTableStorage implements TableStorage {
         return branches.list(path);
     }
 
+    /** The shared parts (tests look at the kept handles). */
+    LanceDatasets datasets() {
+        return datasets;
+    }
+
     /** Closes the root allocator, which fails loudly if any Arrow buffer leaked, once cancelled scans have closed. */
     @Override
     public void close() {

@@ -7,6 +7,7 @@ import dev.omnigraph.recovery.RecoveryAudit;
 import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.engine.read.TopologyCache;
 import dev.omnigraph.storage.VersionGcPlan;
 import dev.omnigraph.storage.VersionRetention;
 import dev.omnigraph.storage.error.BadRequest;
@@ -120,7 +121,10 @@ public final class Cleanup {
     }
 
     private Mono<Void> apply(long ordinal, VersionGcPlan plan) {
-        return ctx.tables().applyVersionGc(files, plan, VersionGcPlan.Phase.FILES)
+        // A cached adjacency never outlives its version: dropped before any of the version's files go.
+        Mono<Void> forget = Mono.fromRunnable(() -> TopologyCache.shared().dropVersions(plan.path(),
+                plan.manifests().stream().map(VersionGcPlan.Victim::version).toList()));
+        return forget.then(ctx.tables().applyVersionGc(files, plan, VersionGcPlan.Phase.FILES))
                 .then(ctx.failpoints().hit(FailpointCatalog.CLEANUP_AFTER_FILES + ordinal))
                 .then(ctx.tables().applyVersionGc(files, plan, VersionGcPlan.Phase.MANIFESTS))
                 .then(ctx.failpoints().hit(FailpointCatalog.CLEANUP_AFTER_MANIFESTS + ordinal));

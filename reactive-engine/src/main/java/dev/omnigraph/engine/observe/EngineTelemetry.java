@@ -1,6 +1,5 @@
 package dev.omnigraph.engine.observe;
 
-import dev.omnigraph.engine.write.WriteOutcome;
 import dev.omnigraph.recovery.Sidecar.WriterKind;
 import dev.omnigraph.recovery.SidecarRecovery;
 import dev.omnigraph.storage.error.OmnigraphException;
@@ -91,7 +90,8 @@ public final class EngineTelemetry {
      * the caller's observation when its Reactor context carries one), the commit/conflict/refusal counters, and
      * one INFO line when it ended. {@code work} receives the observation its steps hang under (null when none).
      */
-    public Mono<WriteOutcome> write(WriterKind writer, String branch, Function<Observation, Mono<WriteOutcome>> work) {
+    public <T> Mono<T> write(WriterKind writer, String branch, Function<T, WriteSummary> summary,
+                             Function<Observation, Mono<T>> work) {
         if (!active()) {
             return work.apply(null);
         }
@@ -107,9 +107,10 @@ public final class EngineTelemetry {
             long start = System.nanoTime();
             AtomicBoolean ended = new AtomicBoolean();
             return work.apply(observation)
-                    .doOnSuccess(outcome -> {
+                    .doOnSuccess(answer -> {
                         if (ended.compareAndSet(false, true)) {
-                            String result = outcome == null || outcome.commit().isEmpty() ? "unchanged"
+                            WriteSummary outcome = answer == null ? null : summary.apply(answer);
+                            String result = outcome == null || outcome.commitId().isEmpty() ? "unchanged"
                                     : outcome.replayed() ? "replayed" : "committed";
                             finishWrite(writer, kind, branch, observation, start, result, "none", outcome, null);
                         }
@@ -128,7 +129,7 @@ public final class EngineTelemetry {
     }
 
     private void finishWrite(WriterKind writer, String kind, String branch, Observation observation, long start,
-                             String outcome, String error, WriteOutcome done, Throwable failure) {
+                             String outcome, String error, WriteSummary done, Throwable failure) {
         long nanos = System.nanoTime() - start;
         if (meters != null) {
             timer("omnigraph.write", "writer", kind, "outcome", outcome, "error", error).record(nanos, TimeUnit.NANOSECONDS);
@@ -148,7 +149,7 @@ public final class EngineTelemetry {
         }
         if (WRITES.isInfoEnabled()) {
             WRITES.info("write writer={} branch={} outcome={} commit={} nodes={} edges={} ms={}{}", kind, branch, outcome,
-                    done == null ? "-" : done.commit().map(c -> c.id()).orElse("-"),
+                    done == null ? "-" : done.commitId().orElse("-"),
                     done == null ? 0 : done.affectedNodes(), done == null ? 0 : done.affectedEdges(),
                     TimeUnit.NANOSECONDS.toMillis(nanos), failure == null ? "" : " error=" + error);
         }

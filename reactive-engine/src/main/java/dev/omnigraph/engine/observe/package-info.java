@@ -7,4 +7,4 @@
 @Internal
 package dev.omnigraph.engine.observe;
 
-import dev.omnigraph.engine.internal.Internal;
+import dev.omnigraph.engine.annotation.Internal;

@@ -77,8 +77,30 @@ final class Expander {
         }).thenReturn(hits);
     }
 
-    /** Frontier id → neighbour ids (with repeats) for one hop. */
+    /**
+     * Frontier id → neighbour ids (with repeats) for one hop: from the pinned version's cached adjacency when there
+     * is one (the same ids a scan finds, see {@link TopologyCache}), else from scans of the edge table.
+     */
     private Mono<Map<String, List<String>>> neighbours(EdgeTable edge, Probe probe, Set<String> frontier) {
+        return reader.topology(edge).flatMap(topology -> topology.isPresent()
+                ? Mono.fromSupplier(() -> neighbours(topology.get(), probe, frontier))
+                : scanNeighbours(edge, probe, frontier));
+    }
+
+    private Map<String, List<String>> neighbours(Topology topology, Probe probe, Set<String> frontier) {
+        Map<String, List<String>> out = new HashMap<>();
+        long found = 0;
+        for (String id : frontier) {
+            List<String> next = topology.neighbours(id, probe);
+            if (next.isEmpty()) continue;
+            out.put(id, next);
+            found += next.size();
+        }
+        budget.keepBytes(SET_ENTRY_BYTES * found); // what the hop holds, as a scan's edge rows would be charged
+        return out;
+    }
+
+    private Mono<Map<String, List<String>>> scanNeighbours(EdgeTable edge, Probe probe, Set<String> frontier) {
         Map<String, List<String>> out = new HashMap<>();
         return reader.scanByKeys(edge, frontier, ids -> where(probe, ids, null), List.of("src", "dst"), (ids, rows) -> {
             Set<String> batch = new HashSet<>(ids);

@@ -48,6 +48,7 @@ public final class QueryExecutor {
     private final Catalog catalog;
     private final Failpoints failpoints;
     private final CorpusCache corpus;
+    private final TopologyCache topologies;
 
     public QueryExecutor(TableStorage tables, String root, Catalog catalog) {
         this(tables, root, catalog, Failpoints.none());
@@ -60,6 +61,13 @@ public final class QueryExecutor {
 
     /** {@code corpus}: the graph's BM25 statistics per table version, shared by its queries. */
     public QueryExecutor(TableStorage tables, String root, Catalog catalog, Failpoints failpoints, CorpusCache corpus) {
+        this(tables, root, catalog, failpoints, corpus, TopologyCache.shared());
+    }
+
+    /** {@code topologies}: the edge-table adjacency traversals may walk (the process's shared cache by default). */
+    public QueryExecutor(TableStorage tables, String root, Catalog catalog, Failpoints failpoints, CorpusCache corpus,
+                         TopologyCache topologies) {
+        this.topologies = topologies;
         this.tables = tables;
         this.root = root;
         this.catalog = catalog;
@@ -90,16 +98,18 @@ public final class QueryExecutor {
                 op -> predicates.operand(op, null).value(), shaper::compareIds);
         Optional<AnnSearch> ann = AnnSearch.of(plan, layout);
         Optional<TopKRead> topK = TopKRead.of(plan, layout, ranker);
+        Optional<CountRead> count = ranker.isEmpty() ? CountRead.of(plan, scope) : Optional.empty();
         Flux<List<Object>> rows = Flux.defer(() -> {
             QueryBudget budget = new QueryBudget(limits, layout.size());
-            TableReader reader = new TableReader(tables, root, state, failpoints, budget);
+            TableReader reader = new TableReader(tables, root, state, failpoints, budget, topologies);
             SearchCorpus searchCorpus = new SearchCorpus(reader, corpus, plan);
             Mono<Optional<List<Object[]>>> viaAnn = ann.map(search -> search.solutions(tables, reader, layout,
                             predicates.operand(((Rank.Nearest) plan.order().get(0).expr()).query(), null).value(), budget)
                     .flatMap(found -> found.isEmpty() ? Mono.just(found)
                             : ranker.prepare(found.get(), searchCorpus).map(Optional::of)))
                     .orElse(Mono.just(Optional.empty()));
-            Flux<List<Object>> run = streamable(plan) && ranker.isEmpty()
+            Flux<List<Object>> run = count.isPresent() ? count.get().rows(tables, reader, failpoints, budget)
+                    : streamable(plan) && ranker.isEmpty()
                     ? stream(plan, scope, layout, reader, shaper, budget)
                     : topK.isPresent()
                     ? topK.get().solutions(tables, reader, layout, predicates, scope, ranker, searchCorpus, shaper,

@@ -10,9 +10,11 @@ import dev.omnigraph.engine.query.Rank;
 import dev.omnigraph.engine.schema.NodeTable;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.TreeSet;
 
 /**
@@ -102,26 +104,47 @@ final class ResultShaper {
             for (Object[] s : solutions.subList(0, n)) rows.add(project(s, budget));
         } else {
             checkResultRows(budget, solutions.size());
-            record Keyed(List<Object> row, Object[] keys, Object[] solution) {}
-            List<Keyed> keyed = new ArrayList<>(solutions.size());
-            for (Object[] s : solutions) {
-                List<Object> row = project(s, budget);
-                Object[] keys = new Object[plan.order().size()];
-                for (int i = 0; i < keys.length; i++) {
-                    OrderKey k = plan.order().get(i);
-                    keys[i] = k.projection() >= 0 ? row.get(k.projection()) : orderEvals.get(i).get(s);
-                }
-                keyed.add(new Keyed(row, keys, s));
-            }
-            keyed.sort((x, y) -> {
+            record Keyed(Object[] keys, Object[] solution) {}
+            Comparator<Keyed> order = (x, y) -> {
                 int c = compareKeys(x.keys(), y.keys());
                 return c != 0 ? c : finalTie(x.solution(), y.solution());
-            });
-            rows = new ArrayList<>(keyed.size());
-            for (Keyed k : keyed) rows.add(k.row());
+            };
+            List<Keyed> kept;
+            if (plan.limit() != null && plan.limit() < solutions.size()) {
+                // Top k: a bounded heap instead of a sort of everything; the order is total (ids break ties), so
+                // it keeps exactly the rows a full sort would put first. Only those rows are projected.
+                int k = (int) (long) plan.limit();
+                PriorityQueue<Keyed> heap = new PriorityQueue<>(k + 1, order.reversed());
+                for (Object[] s : solutions) {
+                    if (k == 0) break;
+                    Keyed c = new Keyed(orderKeys(s), s);
+                    if (heap.size() < k) heap.add(c);
+                    else if (order.compare(c, heap.peek()) < 0) {
+                        heap.poll();
+                        heap.add(c);
+                    }
+                }
+                kept = new ArrayList<>(heap);
+            } else {
+                kept = new ArrayList<>(solutions.size());
+                for (Object[] s : solutions) kept.add(new Keyed(orderKeys(s), s));
+            }
+            kept.sort(order);
+            rows = new ArrayList<>(kept.size());
+            for (Keyed k : kept) rows.add(project(k.solution(), budget));
         }
         if (plan.limit() != null && rows.size() > plan.limit()) rows = rows.subList(0, (int) (long) plan.limit());
         return rows;
+    }
+
+    /** The order keys of a solution: a key naming a projection is that projection's value. */
+    private Object[] orderKeys(Object[] s) {
+        Object[] keys = new Object[plan.order().size()];
+        for (int i = 0; i < keys.length; i++) {
+            OrderKey k = plan.order().get(i);
+            keys[i] = k.projection() >= 0 ? evals.get(k.projection()).get(s) : orderEvals.get(i).get(s);
+        }
+        return keys;
     }
 
     /** A projected row, charged to the budget: the in-memory path holds every one until it is emitted. */

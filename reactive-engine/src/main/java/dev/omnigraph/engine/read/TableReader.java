@@ -36,18 +36,43 @@ final class TableReader {
     private final ManifestState state;
     private final Failpoints failpoints;
     private final QueryBudget budget;
+    private final TopologyCache topologies;
 
     TableReader(TableStorage tables, String root, ManifestState state) {
-        this(tables, root, state, Failpoints.none(), QueryBudget.unbounded());
+        this(tables, root, state, Failpoints.none(), QueryBudget.unbounded(), new TopologyCache(0));
     }
 
-    /** A reader for one query: rows kept by key lookups are charged to {@code budget}. */
-    TableReader(TableStorage tables, String root, ManifestState state, Failpoints failpoints, QueryBudget budget) {
+    /**
+     * A reader for one query: rows kept by key lookups are charged to {@code budget}; traversals may walk the
+     * adjacency {@code topologies} holds (or builds) for the pinned edge table versions.
+     */
+    TableReader(TableStorage tables, String root, ManifestState state, Failpoints failpoints, QueryBudget budget,
+                TopologyCache topologies) {
         this.tables = tables;
         this.root = root;
         this.state = state;
         this.failpoints = failpoints;
         this.budget = budget;
+        this.topologies = topologies;
+    }
+
+    /**
+     * The adjacency of {@code edge} at its pinned version: cached, or built from one scan of its {@code src} and
+     * {@code dst}; empty when the cache is off, the table cannot fit, or the version is on a Lance branch.
+     */
+    Mono<java.util.Optional<Topology>> topology(CatalogTable edge) {
+        TableEntry e = entry(edge);
+        if (e.lanceBranch().isPresent()) return Mono.just(java.util.Optional.empty());
+        TopologyCache.Key key = new TopologyCache.Key(root + "/" + e.location(), e.version(), e.rowCount());
+        return topologies.get(key, () -> {
+            Topology.Builder builder = new Topology.Builder(topologies.capBytes());
+            return rawBatches(edge, null, List.of("src", "dst"), ScanRequest.DEFAULT_BATCH_SIZE)
+                    .publishOn(Schedulers.parallel(), PREFETCH)
+                    .doOnNext(batch -> {
+                        for (Map<String, Object> row : batch.rows()) builder.add((String) row.get("src"), (String) row.get("dst"));
+                    })
+                    .then(Mono.fromCallable(builder::build));
+        });
     }
 
     ManifestState state() {

@@ -2,6 +2,7 @@ package dev.omnigraph.engine.write;
 
 import dev.omnigraph.engine.gate.Gates;
 import dev.omnigraph.engine.gate.Permit;
+import dev.omnigraph.engine.observe.WriteSummary;
 import dev.omnigraph.engine.observe.EngineTelemetry;
 import dev.omnigraph.engine.observe.EngineTelemetry.Step;
 import dev.omnigraph.engine.write.PipelineSignals.EffectFree;
@@ -119,7 +120,10 @@ public final class DirectPublishPipeline {
      * leads, and its detached run records the key with its commit whatever its subscriber does.
      */
     public Mono<WriteOutcome> run(Request request) {
-        return ctx.telemetry().write(request.writerKind(), request.branch(), observation -> admitted(request, observation));
+        return ctx.telemetry().write(request.writerKind(), request.branch(),
+                outcome -> new WriteSummary(outcome.commit().map(commit -> commit.id()), outcome.replayed(),
+                        outcome.affectedNodes(), outcome.affectedEdges()),
+                observation -> admitted(request, observation));
     }
 
     /** The writes waiting in the branch queues of the root whose gates are {@code gates} (for a gauge). */

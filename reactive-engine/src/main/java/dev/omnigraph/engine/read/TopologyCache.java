@@ -1,0 +1,166 @@
+package dev.omnigraph.engine.read;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import reactor.core.publisher.Mono;
+
+/**
+ * In-memory adjacency ({@link Topology}) of edge tables, one per (dataset path, version), shared by every query and
+ * every graph branch that pins that version in this process, built lazily by the first traversal that needs it.
+ *
+ * <p>Nothing stale: a key names one immutable version of a table's main Lance branch (plus the row count the
+ * manifest records for it), and a query asks only for the version it pinned, so an entry can never answer for
+ * another version. Lance branches (a graph branch that wrote the table) are not cached: a branch deleted and created
+ * again restarts its version numbers at the same path. A cleanup drops the entries of the versions it reclaims
+ * ({@link #dropVersions}).
+ *
+ * <p>Nothing unbounded: the entries' estimated heap stays within {@code capBytes}, least recently used evicted first;
+ * a table whose topology could not fit is not built again (its traversals scan, as without the cache): refused
+ * up front by its row count, abandoned mid-build, or remembered after one build. The cap is the
+ * system property {@value #CAP_PROPERTY} (bytes; default 256 MiB; 0 turns the cache off).
+ */
+public final class TopologyCache {
+    public static final String CAP_PROPERTY = "omnigraph.read.topologyCacheBytes";
+    static final long DEFAULT_CAP_BYTES = 256L << 20;
+    /**
+     * A topology's heap per edge row, at least (8 bytes of CSR/CSC plus, in a graph with about as many nodes as
+     * edges, about half a new id per edge): a table above the cap by this measure is never scanned for one.
+     */
+    static final long MIN_BYTES_PER_EDGE = 64;
+    /** Tables whose build passed the cap are remembered (this many at most), so they are not scanned again. */
+    private static final int REMEMBERED_REFUSALS = 1024;
+
+    /** One edge table version: the dataset's path (main branch only) and version, and its manifest row count. */
+    record Key(String path, long version, long rowCount) {}
+
+    /** What the cache holds and has done, for tests and reports. */
+    public record Stats(int entries, long bytes, long capBytes, long builds, long hits, long evictions, long dropped) {}
+
+    private static final TopologyCache SHARED = new TopologyCache(Long.getLong(CAP_PROPERTY, DEFAULT_CAP_BYTES));
+
+    private final LinkedHashMap<Key, Topology> entries = new LinkedHashMap<>(16, 0.75f, true);
+    private final Map<Key, Mono<Topology>> building = new HashMap<>();
+    private final LinkedHashMap<Key, Boolean> refused = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Key, Boolean> eldest) {
+            return size() > REMEMBERED_REFUSALS;
+        }
+    };
+    private long capBytes;
+    private long bytes;
+    private long builds;
+    private long hits;
+    private long evictions;
+    private long dropped;
+
+    TopologyCache(long capBytes) {
+        this.capBytes = Math.max(0, capBytes);
+    }
+
+    /** The process's cache, which every handle's queries share. */
+    public static TopologyCache shared() {
+        return SHARED;
+    }
+
+    /** Sets the cap, evicting down to it; 0 turns the cache off and empties it. */
+    public synchronized void capBytes(long newCap) {
+        capBytes = Math.max(0, newCap);
+        refused.clear(); // what did not fit may fit now
+        evictDownTo(capBytes);
+    }
+
+    public synchronized Stats stats() {
+        return new Stats(entries.size(), bytes, capBytes, builds, hits, evictions, dropped);
+    }
+
+    /**
+     * The topology of {@code key}: cached, or built by {@code build} (one build per key at a time, shared by the
+     * queries that wait for it), or empty when the cache is off or the table could not fit.
+     */
+    Mono<Optional<Topology>> get(Key key, Supplier<Mono<Topology>> build) {
+        Mono<Topology> pending;
+        synchronized (this) {
+            if (capBytes == 0 || key.rowCount() * MIN_BYTES_PER_EDGE > capBytes || refused.containsKey(key))
+                return Mono.just(Optional.empty());
+            Topology cached = entries.get(key);
+            if (cached != null) {
+                hits++;
+                return Mono.just(Optional.of(cached));
+            }
+            pending = building.get(key);
+            if (pending == null) {
+                builds++;
+                pending = Mono.defer(build).doOnNext(t -> admit(key, t))
+                        .onErrorResume(Topology.TooLarge.class, tooLarge -> {
+                            refuse(key);
+                            return Mono.empty();
+                        })
+                        .doFinally(signal -> finished(key)).cache();
+                building.put(key, pending);
+            }
+        }
+        return pending.map(Optional::of).defaultIfEmpty(Optional.empty());
+    }
+
+    /** The cap a build may grow to before it gives up ({@link Topology.TooLarge}). */
+    synchronized long capBytes() {
+        return capBytes;
+    }
+
+    private synchronized void refuse(Key key) {
+        refused.put(key, Boolean.TRUE);
+    }
+
+    private synchronized void finished(Key key) {
+        building.remove(key);
+    }
+
+    /** Keeps a built topology when it fits, evicting the least recently used entries to make room. */
+    private synchronized void admit(Key key, Topology topology) {
+        if (topology.estimatedBytes() > capBytes) {
+            refused.put(key, Boolean.TRUE); // built once for one query; later ones scan instead of building again
+            return;
+        }
+        if (entries.containsKey(key)) return;
+        evictDownTo(capBytes - topology.estimatedBytes());
+        entries.put(key, topology);
+        bytes += topology.estimatedBytes();
+    }
+
+    private void evictDownTo(long target) {
+        Iterator<Map.Entry<Key, Topology>> it = entries.entrySet().iterator();
+        while (bytes > target && it.hasNext()) {
+            bytes -= it.next().getValue().estimatedBytes();
+            it.remove();
+            evictions++;
+        }
+    }
+
+    /**
+     * Drops the entries of {@code versions} of the dataset at {@code path} (a full path, or a location relative to
+     * the graph root): a cleanup is about to delete them.
+     */
+    public synchronized void dropVersions(String path, Collection<Long> versions) {
+        Iterator<Map.Entry<Key, Topology>> it = entries.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<Key, Topology> e = it.next();
+            String p = e.getKey().path();
+            if ((p.equals(path) || p.endsWith("/" + path)) && versions.contains(e.getKey().version())) {
+                bytes -= e.getValue().estimatedBytes();
+                it.remove();
+                dropped++;
+            }
+        }
+    }
+
+    /** Whether an entry for this dataset version is held (tests). */
+    public synchronized boolean holds(String path, long version) {
+        return entries.keySet().stream().anyMatch(k -> (k.path().equals(path) || k.path().endsWith("/" + path))
+                && k.version() == version);
+    }
+}

@@ -1,0 +1,160 @@
+package dev.omnigraph.storage;
+
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.apache.arrow.memory.BufferAllocator;
+import org.lance.Dataset;
+
+/**
+ * Opened datasets kept for reuse by scans, one per (main-ref dataset path, version): a point read of a pinned version
+ * then skips the open and finds the BTREE pages its earlier reads loaded in that handle's own caches. A version is
+ * immutable, so a kept handle answers exactly as a fresh open would; each handle has its own Lance session (the
+ * 7.0.0 shared-session bug of lance.md needs one session across versions). Lance branch refs are not kept (a branch
+ * deleted and created again restarts its version numbers at the same path).
+ *
+ * <p>At most {@value #PROPERTY} handles ({@value #DEFAULT_HANDLES} by default; 0 turns reuse off), least recently
+ * used closed first once no scan holds it; a version GC closes the handles of the versions it deletes; the storage's
+ * close closes the rest before its allocator check. Every method runs on a storage thread or under the monitor only.
+ */
+final class LanceHandles {
+    static final String PROPERTY = "omnigraph.lance.keptHandles";
+    static final int DEFAULT_HANDLES = 64;
+
+    private record Key(String path, long version) {}
+
+    /** One kept dataset, its allocator, and how many open scans use it. */
+    static final class Handle {
+        private final Dataset dataset;
+        private final BufferAllocator allocator;
+        private int users;
+        private boolean retired;
+
+        private Handle(Dataset dataset, BufferAllocator allocator) {
+            this.dataset = dataset;
+            this.allocator = allocator;
+        }
+
+        Dataset dataset() {
+            return dataset;
+        }
+    }
+
+    private final LanceDatasets datasets;
+    private final int capacity;
+    private final LinkedHashMap<Key, Handle> kept = new LinkedHashMap<>(16, 0.75f, true);
+
+    LanceHandles(LanceDatasets datasets, int capacity) {
+        this.datasets = datasets;
+        this.capacity = Math.max(0, capacity);
+    }
+
+    static int configuredCapacity() {
+        return Integer.getInteger(PROPERTY, DEFAULT_HANDLES);
+    }
+
+    /** Whether scans of {@code ref} may reuse a kept handle. */
+    boolean covers(TableRef ref) {
+        return capacity > 0 && ref.branch().isEmpty();
+    }
+
+    /** The kept handle of {@code ref} at {@code version}, opened now if need be; release it with {@link #release}. */
+    Handle acquire(TableRef ref, long version) {
+        StorageScheduler.requireStorageThread("scan");
+        Key key = new Key(ref.path(), version);
+        synchronized (this) {
+            Handle h = kept.get(key);
+            if (h != null) {
+                h.users++;
+                return h;
+            }
+        }
+        BufferAllocator allocator = datasets.childAllocator("kept:" + ref.path() + "@" + version);
+        Dataset dataset;
+        try {
+            dataset = LanceDatasets.open(allocator, ref, OptionalLong.of(version));
+        } catch (RuntimeException e) {
+            allocator.close();
+            throw e;
+        }
+        Handle opened = new Handle(dataset, allocator);
+        opened.users = 1;
+        Handle other;
+        synchronized (this) {
+            other = kept.get(key);
+            if (other != null) {
+                other.users++;
+            } else {
+                kept.put(key, opened);
+                evictOver(capacity);
+            }
+        }
+        if (other != null) { // another scan kept the same version first: use it, close ours
+            closeNow(opened);
+            return other;
+        }
+        return opened;
+    }
+
+    /** A scan is done with {@code h}: closed now if it was retired and nobody else uses it. */
+    void release(Handle h) {
+        boolean close;
+        synchronized (this) {
+            h.users--;
+            close = h.retired && h.users == 0;
+        }
+        if (close) closeNow(h);
+    }
+
+    /** Closes the handles of {@code versions} of the dataset at {@code path} (full, or relative to a root). */
+    void drop(String path, Collection<Long> versions) {
+        retireWhere(key -> (key.path().equals(path) || key.path().endsWith("/" + path)) && versions.contains(key.version()));
+    }
+
+    /** Closes every handle (the storage is closing; scans have finished). */
+    void closeAll() {
+        retireWhere(key -> true);
+    }
+
+    synchronized int size() {
+        return kept.size();
+    }
+
+    private void retireWhere(java.util.function.Predicate<Key> which) {
+        java.util.List<Handle> toClose = new java.util.ArrayList<>();
+        synchronized (this) {
+            Iterator<Map.Entry<Key, Handle>> it = kept.entrySet().iterator();
+            while (it.hasNext()) {
+                Map.Entry<Key, Handle> e = it.next();
+                if (!which.test(e.getKey())) continue;
+                it.remove();
+                e.getValue().retired = true;
+                if (e.getValue().users == 0) toClose.add(e.getValue());
+            }
+        }
+        toClose.forEach(LanceHandles::closeNow);
+    }
+
+    /** Under the monitor: retires the least recently used beyond {@code max}; closes those nobody uses, later. */
+    private void evictOver(int max) {
+        Iterator<Map.Entry<Key, Handle>> it = kept.entrySet().iterator();
+        java.util.List<Handle> idle = new java.util.ArrayList<>();
+        while (kept.size() > max && it.hasNext()) {
+            Handle h = it.next().getValue();
+            it.remove();
+            h.retired = true;
+            if (h.users == 0) idle.add(h);
+        }
+        idle.forEach(LanceHandles::closeNow); // native close under our monitor: short, and only on storage threads
+    }
+
+    private static void closeNow(Handle h) {
+        try {
+            h.dataset.close();
+        } finally {
+            h.allocator.close();
+        }
+    }
+}
