@@ -246,26 +246,31 @@ public final class Omnigraph implements AutoCloseable {
     /** What this handle shows the registry's gauges (held by the registry only while the handle is open). */
     private final dev.omnigraph.engine.observe.HandleMeters.Readings readings =
             new dev.omnigraph.engine.observe.HandleMeters.Readings() {
+                /** The root the gauges are keyed by. */
                 @Override
                 public String root() {
                     return root.uri();
                 }
 
+                /** Writes waiting at this root's gates. */
                 @Override
                 public int queuedWrites() {
                     return dev.omnigraph.engine.write.DirectPublishPipeline.queuedWrites(gates());
                 }
 
+                /** Recovery sidecars this handle knows to be pending. */
                 @Override
                 public int knownSidecars() {
                     return sidecars.knownPending();
                 }
 
+                /** Whether this handle holds the writer lease. */
                 @Override
                 public boolean holdsTenure() {
                     return tenure != null && !writerTenureLost();
                 }
 
+                /** The writer lease epoch (0 without a lease). */
                 @Override
                 public long epoch() {
                     return tenure == null ? 0 : tenure.epoch();

@@ -3,6 +3,7 @@ package dev.omnigraph.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.cleanup.CleanupOptions;
+import dev.omnigraph.engine.load.LoadMode;
 import dev.omnigraph.engine.read.TopologyCache;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,9 +35,6 @@ class TopologyCacheTest {
             edge Likes: Person -> Person
             """;
     static final String WRITES = """
-            query person($n: String, $a: I32) { insert Person { name: $n, age: $a } }
-            query knows($a: String, $b: String) { insert Knows { from: $a, to: $b } }
-            query likes($a: String, $b: String) { insert Likes { from: $a, to: $b } }
             query unknow($a: String) { delete Knows where from = $a }
             query drop($n: String) { delete Person where name = $n }
             """;
@@ -191,20 +189,33 @@ class TopologyCacheTest {
         return graph.snapshot(target).block(WAIT).table("edge:Knows").orElseThrow();
     }
 
+    /** {@code n} persons in one load (one commit). */
     private void addPersons(int n) {
-        for (int i = 0; i < n; i++, persons++)
-            mutate("main", "person", Map.of("n", name(persons), "a", random.nextInt(60)));
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < n; i++, persons++) {
+            lines.add("{\"type\":\"Person\",\"data\":{\"name\":\"" + name(persons) + "\",\"age\":" + random.nextInt(60) + "}}");
+        }
+        load("main", lines);
     }
 
     /** Edges with power-law sources (a few hubs), self-loops and repeats included. */
     private void addEdges(String branch, String query, int n) {
+        List<String> lines = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             double u = random.nextDouble();
             int from = (int) (persons * u * u);
             int to = random.nextInt(10) == 0 ? from : random.nextInt(persons);
             if (dropped.contains(from) || dropped.contains(to)) continue;
-            mutate(branch, query, Map.of("a", name(from), "b", name(to)));
+            String type = query.equals("likes") ? "Likes" : "Knows";
+            lines.add("{\"edge\":\"" + type + "\",\"from\":\"" + name(from) + "\",\"to\":\"" + name(to) + "\"}");
         }
+        load(branch, lines); // one commit: the cache is rebuilt per edge version, not per edge
+    }
+
+    private void load(String branch, List<String> lines) {
+        if (lines.isEmpty()) return;
+        graph.load(branch, LoadMode.APPEND, GraphTestSupport.ndjson(lines.toArray(String[]::new)), LoadOptions.DEFAULT)
+                .block(WAIT);
     }
 
     private void mutate(String branch, String query, Map<String, Object> params) {
