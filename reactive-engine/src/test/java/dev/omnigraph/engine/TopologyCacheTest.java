@@ -45,6 +45,7 @@ class TopologyCacheTest {
             query far($n: String) { match { $p: Person { name: $n }  $p knows {1, 3} $f } return { $f.name } }
             query two($n: String) { match { $p: Person { name: $n }  $p <knows> {2, 2} $f  $f.age > 20 } return { $f.name } }
             query pairs() { match { $a: Person  $a knows {2, 2} $b } return { $a.name, $b.name } }
+            query named($n: String) { match { $p: Person { name: $n } } return { $p.name } }
             query liked($n: String) { match { $p: Person { name: $n }  $p likes $f } return { $f.name } }
             """;
     static final List<String> PER_START = List.of("out", "into", "both", "far", "two");
@@ -59,6 +60,7 @@ class TopologyCacheTest {
 
     @BeforeEach
     void open() {
+        TopologyCache.shared().capBytes(0); // empty: entries of other tests' graphs share relative locations
         TopologyCache.shared().capBytes(ON);
         services = EngineFixture.services();
         graph = Omnigraph.at(dir.resolve("g")).services(services).init(SCHEMA).block(WAIT);
@@ -152,6 +154,33 @@ class TopologyCacheTest {
         TopologyCache.shared().capBytes(one / 2); // nothing fits: traversals scan and answer the same
         assertThat(cachedThenScanned(ReadTarget.main(), "out", name(2))).isTrue();
         assertThat(TopologyCache.shared().stats().entries()).isZero();
+    }
+
+    @Test
+    void aGraphCreatedAgainAtTheSamePathIsNeverAnsweredFromTheEarlierGraphsCaches() throws Exception {
+        // Same path, same tables, same versions and row counts: only the edges differ.
+        load("main", List.of(person("a"), person("b"), person("c")));
+        load("main", List.of(edge("a", "b")));
+        assertThat(rows(ReadTarget.main(), "out", Map.of("n", "a"))).containsExactly(List.of("b"));
+        graph.close();
+        try (var files = java.nio.file.Files.walk(dir.resolve("g"))) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+        graph = Omnigraph.at(dir.resolve("g")).services(services).init(SCHEMA).block(WAIT);
+        load("main", List.of(person("a"), person("b"), person("c")));
+        load("main", List.of(edge("a", "c")));
+
+        assertThat(rows(ReadTarget.main(), "out", Map.of("n", "a"))).containsExactly(List.of("c"));
+        assertThat(graph.query(ReadTarget.main(), READS, "named", Map.of("n", "c")).flatMap(o -> o.rows().collectList())
+                .block(WAIT)).containsExactly(List.of("c"));
+    }
+
+    private static String person(String name) {
+        return "{\"type\":\"Person\",\"data\":{\"name\":\"" + name + "\",\"age\":1}}";
+    }
+
+    private static String edge(String from, String to) {
+        return "{\"edge\":\"Knows\",\"from\":\"" + from + "\",\"to\":\"" + to + "\"}";
     }
 
     /** Per-start queries from random starts, and the all-pairs 2-hop, answered with and without the cache. */

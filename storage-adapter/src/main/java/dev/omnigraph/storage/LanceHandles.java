@@ -113,6 +113,14 @@ final class LanceHandles {
         retireWhere(key -> (key.path().equals(path) || key.path().endsWith("/" + path)) && versions.contains(key.version()));
     }
 
+    /**
+     * Closes every handle of the dataset at {@code path}: a dataset is being created there, so its version numbers
+     * start again and a kept handle of an earlier dataset at the same path would answer for the wrong one.
+     */
+    void dropDataset(String path) {
+        retireWhere(key -> key.path().equals(path));
+    }
+
     /** Closes every handle (the storage is closing; scans have finished). */
     void closeAll() {
         retireWhere(key -> true);

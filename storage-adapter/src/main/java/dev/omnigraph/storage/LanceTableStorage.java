@@ -59,6 +59,7 @@ public final class LanceTableStorage implements TableStorage {
     public Mono<TableSnapshot> create(String path, Schema schema) {
         TableRef ref = TableRef.main(path);
         return datasets.withAllocator("create", ref, allocator -> {
+            datasets.handles().dropDataset(path); // versions restart: nothing kept may answer for the new dataset
             Schema stored = BlobEncoding.forFormat(schema, datasets.newTableFormat());
             try (Dataset created = Dataset.create(allocator, path, stored, new WriteParams.Builder()
                     .withEnableStableRowIds(true).withDataStorageVersion(datasets.newTableFormat())

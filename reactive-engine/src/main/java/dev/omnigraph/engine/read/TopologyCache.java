@@ -158,6 +158,24 @@ public final class TopologyCache {
         }
     }
 
+    /**
+     * Drops every entry under graph root {@code root}: a graph is being created there, so its tables' locations and
+     * versions start again and an entry of an earlier graph at the same root would answer for the wrong one.
+     */
+    public synchronized void dropRoot(String root) {
+        String prefix = root.endsWith("/") ? root : root + "/";
+        Iterator<Map.Entry<Key, Topology>> it = entries.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<Key, Topology> e = it.next();
+            if (e.getKey().path().startsWith(prefix)) {
+                bytes -= e.getValue().estimatedBytes();
+                it.remove();
+                dropped++;
+            }
+        }
+        refused.keySet().removeIf(key -> key.path().startsWith(prefix));
+    }
+
     /** Whether an entry for this dataset version is held (tests). */
     public synchronized boolean holds(String path, long version) {
         return entries.keySet().stream().anyMatch(k -> (k.path().equals(path) || k.path().endsWith("/" + path))
