@@ -60,7 +60,7 @@ final class ChangeCost implements Scenario {
             fullDiff(ctx, report, n);
         }
         report.note("a diff reads what the two versions do not share: fragments by metadata, old row images picked by "
-                + "row id, new fragments whole; see docs/architecture.md, change reader");
+                + "row id, new fragments whole; see docs/architecture-reads.md, change reader");
         return report;
     }
 

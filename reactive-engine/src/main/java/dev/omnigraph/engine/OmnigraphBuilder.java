@@ -149,7 +149,7 @@ public final class OmnigraphBuilder {
     /**
      * Records the handle's metrics in {@code registry}: write and step timers by writer kind with their outcome,
      * commit, conflict, refusal, retry, replay and recovery counters, group-commit sizes, queue, sidecar and lease
-     * gauges, and storage calls by class (docs/user-guide.md, "Metrics"). Without one nothing is recorded.
+     * gauges, and storage calls by class (docs/http-api.md, "Metrics"). Without one nothing is recorded.
      */
     public OmnigraphBuilder meterRegistry(MeterRegistry registry) {
         return with(settings.withMeters(Objects.requireNonNull(registry, "meter registry")));

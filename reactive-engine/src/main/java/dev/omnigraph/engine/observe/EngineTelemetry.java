@@ -41,7 +41,7 @@ public final class EngineTelemetry {
     private static final Logger WRITES = LoggerFactory.getLogger("dev.omnigraph.writes");
     private static final Logger RECOVERIES = LoggerFactory.getLogger("dev.omnigraph.recoveries");
 
-    /** The protocol steps timed per writer (docs/architecture.md, "The write pipeline"). */
+    /** The protocol steps timed per writer (docs/architecture-writes.md, "The write pipeline"). */
     public enum Step {
         HEAL("heal"), GATE_WAIT("gate_wait"), PLAN("plan"), STAGE("stage"), RECHECK("recheck"), ARM("arm"),
         TABLE_COMMIT("table_commit"), CONFIRM("confirm"), PUBLISH("publish"), SIDECAR_DELETE("sidecar_delete"),
