@@ -39,22 +39,21 @@ final class LanceFragmentDiff {
         before.getFragments().forEach(fragment -> was.put(fragment.getId(), fragment.metadata()));
         List<Integer> beforeOnly = new ArrayList<>();
         List<Integer> afterOnly = new ArrayList<>();
-        List<Integer> kept = new ArrayList<>();
+        java.util.Set<Integer> paired = new java.util.HashSet<>(); // ids the after side holds with the same data files
         List<Trimmed> trimmed = new ArrayList<>();
         for (Fragment fragment : after.getFragments()) {
             FragmentMetadata now = fragment.metadata();
             FragmentMetadata prior = sameDataset ? was.get(now.getId()) : null;
             // Lance defines equals but not hashCode on its metadata: compared one by one, never hashed.
             if (now.equals(prior)) {
-                kept.add(now.getId());
+                paired.add(now.getId());
             } else if (prior != null && sameDataFiles(prior, now)) {
+                paired.add(now.getId());
                 trimmed.add(new Trimmed(now.getId(), Math.abs(now.getNumDeletions() - prior.getNumDeletions())));
             } else {
                 afterOnly.add(now.getId());
             }
         }
-        List<Integer> paired = new ArrayList<>(kept);
-        trimmed.forEach(t -> paired.add(t.id()));
         was.keySet().stream().filter(id -> !paired.contains(id)).forEach(beforeOnly::add);
 
         // Cheapest first, so a budget spent goes to the most fragments.

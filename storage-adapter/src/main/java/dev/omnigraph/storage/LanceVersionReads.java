@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import reactor.core.publisher.Mono;
 
 /** The history part of {@link LanceTableStorage}: what each version of a table did, and how two versions differ. */
