@@ -23,6 +23,7 @@ import dev.omnigraph.storage.manifest.TableEntry;
 import dev.omnigraph.storage.root.GraphRoot;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import reactor.core.publisher.Mono;
 
 /**
@@ -57,31 +58,34 @@ final class GraphOpening {
 
     /** With {@code follow}, a refused writer tenure opens a read-only follower instead of failing. */
     static Mono<Omnigraph> open(StorageServices services, GraphRoot root, OpenMode mode, LeaseSettings lease,
-                                boolean follow) {
+                                boolean follow, UnaryOperator<Omnigraph> configure) {
         // A bad OMNIGRAPH_LOAD_CONCURRENCY fails the open before any I/O, typed, not the first write.
         return Mono.fromRunnable(LoadConcurrency::fromEnvironment)
                 .then(Mono.defer(() -> RootAccess.forOpen(services, root, mode))).flatMap(prepared -> {
             GraphRoot canonical = prepared.root();
             ObjectStore files = services.objectStore(canonical);
             if (mode != OpenMode.READ_WRITE) {
-                return open(services, canonical, mode, files, null);
+                return open(services, canonical, mode, files, null, configure);
             }
             Mono<WriterTenure> tenure = RootAccess.tenure(services, canonical, files, lease);
             if (!follow) {
-                return tenure.flatMap(held -> open(services, canonical, mode, files, held));
+                return tenure.flatMap(held -> open(services, canonical, mode, files, held, configure));
             }
             // Only a refusal of the tenure itself makes a follower: every other conflict is the open's own.
             return tenure.<Object>map(held -> held)
                     .onErrorResume(Conflict.class, refused -> Mono.just(refused))
-                    .flatMap(taken -> taken instanceof WriterTenure held ? open(services, canonical, mode, files, held)
-                            : open(services, canonical, OpenMode.READ_ONLY, files, null)
+                    .flatMap(taken -> taken instanceof WriterTenure held ? open(services, canonical, mode, files, held, configure)
+                            : open(services, canonical, OpenMode.READ_ONLY, files, null, configure)
                                     .doOnNext(graph -> graph.followWriterElsewhere(((Conflict) taken).getMessage())));
         });
     }
 
-    /** The open itself, once a read-write open holds the root ({@code tenure}; null when read-only). */
+    /**
+     * The open itself, once a read-write open holds the root ({@code tenure}; null when read-only). The handle is
+     * {@code configure}d before its recovery sweep, so the sweep's recoveries reach the handle's meters and logs.
+     */
     private static Mono<Omnigraph> open(StorageServices services, GraphRoot canonical, OpenMode mode, ObjectStore files,
-                                        WriterTenure tenure) {
+                                        WriterTenure tenure, UnaryOperator<Omnigraph> configure) {
         ManifestStore manifest = new ManifestStore(canonical.uri(), services.tables());
         // A read-write open first finishes or undoes an interrupted schema apply: until then the contract
         // files and the manifest may disagree.
@@ -95,8 +99,8 @@ final class GraphOpening {
                 .onErrorResume(NotFound.class, missing -> explainMissingManifest(files, canonical, missing))
                 .flatMap(state -> SchemaFiles.read(files).map(accepted -> {
                     requireRegistrationsMatch(canonical, accepted.catalog(), state);
-                    return new Omnigraph(canonical, mode, services, files, manifest, accepted, tenure)
-                            .labelSchema(state.manifestVersion());
+                    return configure.apply(new Omnigraph(canonical, mode, services, files, manifest, accepted, tenure)
+                            .labelSchema(state.manifestVersion()));
                 }).onErrorResume(StorageFault.class, mismatch -> SchemaEvolution.explainInterrupted(files, mismatch)))
                 // A read-write open resolves every pending sidecar before anything else may write.
                 .flatMap(graph -> mode == OpenMode.READ_WRITE

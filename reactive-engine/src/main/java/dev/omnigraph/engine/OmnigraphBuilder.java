@@ -190,8 +190,8 @@ public final class OmnigraphBuilder {
      */
     public Mono<Omnigraph> open(OpenMode mode) {
         Objects.requireNonNull(mode, "mode");
-        return Mono.defer(() -> GraphOpening.open(openedServices(), root, mode, openLease(mode), false))
-                .map(settings::applyTo);
+        return Mono.defer(() -> GraphOpening.open(openedServices(), root, mode, openLease(mode), false,
+                settings::applyTo));
     }
 
     /**
@@ -201,8 +201,7 @@ public final class OmnigraphBuilder {
      */
     public Mono<Omnigraph> openServing() {
         return Mono.defer(() -> GraphOpening.open(openedServices(), root, OpenMode.READ_WRITE,
-                        openLease(OpenMode.READ_WRITE), true))
-                .map(settings::applyTo);
+                        openLease(OpenMode.READ_WRITE), true, settings::applyTo));
     }
 
     private LeaseSettings openLease(OpenMode mode) {

@@ -140,6 +140,27 @@ class WriteMetricsTest {
     }
 
     @Test
+    void theOpenTimeSweepCountsWhatItRecovered() throws Exception {
+        // A copy of the root taken while a write is parked between its first table commit and its publish holds an
+        // armed sidecar: opening the copy read-write sweeps it, with the registry already attached.
+        Failpoints.Parked parked = graph.failpoints().park("mutation.after_commit:1");
+        var write = graph.mutate("main", QUERIES, "pair", Map.of("a", "Bob", "b", "Cy"), WriteOptions.DEFAULT).toFuture();
+        parked.reached().block();
+        Path copy = dir.resolve("copy");
+        dev.omnigraph.engine.crash.CrashHarness.copy(dir.resolve("g"), copy);
+        parked.release();
+        write.get();
+
+        SimpleMeterRegistry reopened = new SimpleMeterRegistry();
+        try (Omnigraph recovered = Omnigraph.at(copy).services(services).meterRegistry(reopened)
+                .open(OpenMode.READ_WRITE).block(Duration.ofSeconds(60))) {
+            assertThat(reopened.find("omnigraph.recoveries").tags("mode", "sweep", "outcome", "rolled_back").counter())
+                    .isNotNull().extracting(c -> c.count()).isEqualTo(1.0);
+            assertThat(recovered.recoveries().count().block()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void queriesAndMaintenanceRunsAreTimedAsOperations() {
         insert("Ada");
         graph.query(ReadTarget.main(), "query people() { match { $p: Person } return { $p.name } }", "people", Map.of())

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -50,6 +51,8 @@ public final class BulkSweep {
     private final SweepPlan planner;
     private final RecoverySteps steps;
     private final SidecarRecovery recovery;
+    /** Told of each sidecar the sweep resolved (operation id, outcome), once its audit row is written. */
+    private BiConsumer<String, SidecarRecovery.Outcome> resolved = (operationId, outcome) -> { };
 
     public BulkSweep(TableStorage tables, ManifestStore manifest, ManifestBatchPublisher publisher,
                      SidecarStore sidecars, RecoveryAudit audit, Failpoints failpoints) {
@@ -62,12 +65,19 @@ public final class BulkSweep {
         this.recovery = new SidecarRecovery(tables, manifest, publisher, sidecars, audit, failpoints);
     }
 
+    /** Reports each resolved sidecar to {@code listener} (for counters and log lines); returns this sweep. */
+    public BulkSweep onResolved(BiConsumer<String, SidecarRecovery.Outcome> listener) {
+        this.resolved = java.util.Objects.requireNonNull(listener, "listener");
+        return this;
+    }
+
     /** Every sidecar on disk rolled forward, rolled back or finalized; how many were resolved. */
     public Mono<Integer> run() {
         return sidecars.reload().collectList().flatMap(pending -> pending.isEmpty() ? Mono.just(0)
                 // Optimize intents only ever publish forward (MaintenanceRecovery); the exact ones go in bulk.
                 : Flux.fromIterable(pending).filter(MaintenanceRecovery::handles)
-                        .concatMap(sidecar -> recovery.recover(sidecar.operationId(), SidecarRecovery.Mode.FULL)).then()
+                        .concatMap(sidecar -> recovery.recover(sidecar.operationId(), SidecarRecovery.Mode.FULL)
+                                .doOnNext(outcome -> resolved.accept(sidecar.operationId(), outcome))).then()
                         .then(Mono.defer(() -> {
                             List<Sidecar> exact = pending.stream().filter(s -> !MaintenanceRecovery.handles(s)).toList();
                             return exact.isEmpty() ? Mono.empty() : planner.plan(exact, PARALLELISM).flatMap(this::execute);
@@ -196,7 +206,16 @@ public final class BulkSweep {
                 }
             }
         }
-        return failpoints.hit(FailpointCatalog.AUDIT_RECORD).then(audit.recordAll(records));
+        return failpoints.hit(FailpointCatalog.AUDIT_RECORD).then(audit.recordAll(records))
+                .doOnSuccess(done -> records.forEach(row -> resolved.accept(row.operationId(), outcomeOf(row))));
+    }
+
+    private static SidecarRecovery.Outcome outcomeOf(RecoveryRecord row) {
+        return switch (row.kind()) {
+            case RolledForward -> new SidecarRecovery.Outcome.RolledForward(row.graphCommitId().orElse(""));
+            case RolledBack -> new SidecarRecovery.Outcome.RolledBack(row.graphCommitId());
+            case OrphanedBranchDiscarded -> new SidecarRecovery.Outcome.OrphanDiscarded();
+        };
     }
 
     private Mono<Void> deleteAll(List<BranchPlan> plans) {

@@ -74,6 +74,14 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the start-up banner as JSON.")
     boolean json;
 
+    @Option(names = "--log-format", defaultValue = "text", paramLabel = "<text|json>", description = "Log lines on "
+            + "stderr as text, or as one JSON object each for a log shipper (default: ${DEFAULT-VALUE}).")
+    String logFormat;
+
+    @Option(names = "--log-level", defaultValue = "info", paramLabel = "<level>", description = "The engine's and "
+            + "server's log level: info logs one line per request, write and recovery (default: ${DEFAULT-VALUE}).")
+    String logLevel;
+
     @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Budget of every read query:%n")
     QueryLimitOptions queryLimits;
 
@@ -81,6 +89,7 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() {
         BearerTokens tokens = tokensFile != null ? BearerTokens.fromFile(tokensFile, "--tokens-file")
                 : BearerTokens.fromEnvironment(System.getenv(BearerTokens.ENV));
+        LogSettings logs = LogSettings.parse(logFormat, logLevel);
         GraphRoot served = served();
         if (bind != null) {
             java.net.InetSocketAddress address = hostPort("--bind", bind);
@@ -92,6 +101,7 @@ final class ServeCommand implements Callable<Integer> {
             config = config.withOpenMetrics(hostPort("--metrics-bind", metricsBind));
         }
         config = config.withQueryLimits(QueryLimitOptions.of(queryLimits, config.queryLimits()));
+        logs.apply();
         return serve(cli.services(), config, cli.out, json);
     }
 

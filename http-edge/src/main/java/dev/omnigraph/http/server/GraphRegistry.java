@@ -40,6 +40,8 @@ final class GraphRegistry {
     private final QueryLimits queryLimits;
     /** Where every handle opened here records its meters; null: none. Set once, before the first request. */
     private volatile io.micrometer.core.instrument.MeterRegistry meters;
+    /** Where every handle opened here makes its observations; null or no-op: none. Set once, before the first request. */
+    private volatile io.micrometer.observation.ObservationRegistry observations;
     private final dev.omnigraph.storage.lease.LeaseSettings lease = dev.omnigraph.storage.lease.LeaseSettings.fromEnvironment();
     /** How long a follower handle is kept before the server tries to take the writer tenure again. */
     static final Duration FOLLOW_FOR = Duration.ofSeconds(5);
@@ -77,6 +79,12 @@ final class GraphRegistry {
     /** Opens every later handle with {@code registry} as its meter registry. */
     GraphRegistry meters(io.micrometer.core.instrument.MeterRegistry registry) {
         this.meters = registry;
+        return this;
+    }
+
+    /** Opens every later handle with {@code registry} as its observation registry. */
+    GraphRegistry observations(io.micrometer.observation.ObservationRegistry registry) {
+        this.observations = registry;
         return this;
     }
 
@@ -146,7 +154,9 @@ final class GraphRegistry {
 
     private dev.omnigraph.engine.OmnigraphBuilder withMeters(dev.omnigraph.engine.OmnigraphBuilder builder) {
         io.micrometer.core.instrument.MeterRegistry registry = meters;
-        return registry == null ? builder : builder.meterRegistry(registry);
+        io.micrometer.observation.ObservationRegistry observed = observations;
+        builder = registry == null ? builder : builder.meterRegistry(registry);
+        return observed == null || observed.isNoop() ? builder : builder.observationRegistry(observed);
     }
 
     private static HttpProblem unknown(String id) {

@@ -5,6 +5,7 @@ import dev.omnigraph.engine.StorageServices;
 import dev.omnigraph.engine.read.QueryLimits;
 import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.http.wire.Json;
+import io.micrometer.observation.ObservationRegistry;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -113,9 +114,12 @@ public final class OmnigraphServer {
     /** The open {@code /metrics} listener, when configured. */
     private volatile DisposableServer metricsServer;
 
+    private final RequestTelemetry requestTelemetry;
+
     private OmnigraphServer(GraphRegistry registry, Config config, Routes routes, ChannelGroup connections,
-                            ServerMetrics metrics) {
+                            ServerMetrics metrics, RequestTelemetry requestTelemetry) {
         this.metrics = metrics;
+        this.requestTelemetry = requestTelemetry;
         this.registry = registry;
         this.config = config;
         this.routes = routes;
@@ -129,9 +133,19 @@ public final class OmnigraphServer {
      * server binds loopback only, whatever host was asked for, and logs that it did.
      */
     public static Mono<OmnigraphServer> start(StorageServices services, Config requested) {
+        return start(services, requested, ObservationRegistry.NOOP);
+    }
+
+    /**
+     * As {@link #start(StorageServices, Config)}, with every request an observation on {@code observations} (and
+     * the engine's write, query and maintenance observations its children), for a caller that bridges them to a
+     * tracer; the request log line then carries the tracer's trace id.
+     */
+    public static Mono<OmnigraphServer> start(StorageServices services, Config requested,
+                                              ObservationRegistry observations) {
         ServerMetrics metrics = new ServerMetrics();
         GraphRegistry registry = GraphRegistry.create(ServerMetrics.counted(services), requested.root(),
-                requested.queryLimits()).meters(metrics.registry());
+                requested.queryLimits()).meters(metrics.registry()).observations(observations);
         Config config = requested;
         if (!requested.tokens().enabled()) {
             if (!isLoopback(requested.host())) {
@@ -144,7 +158,8 @@ public final class OmnigraphServer {
         }
         Routes routes = new Routes(registry, config.tokens(), metrics);
         ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
-        OmnigraphServer omnigraph = new OmnigraphServer(registry, config, routes, connections, metrics);
+        OmnigraphServer omnigraph = new OmnigraphServer(registry, config, routes, connections, metrics,
+                new RequestTelemetry(observations, routes::template));
         Config bound = config;
         Mono<?> warm = registry.singleId().map(registry::graph).map(m -> (Mono<?>) m).orElse(Mono.empty());
         ServerLimits limits = bound.limits();
@@ -192,12 +207,13 @@ public final class OmnigraphServer {
      */
     private Publisher<Void> handle(HttpServerRequest request, HttpServerResponse response) {
         inFlight.incrementAndGet();
-        return Mono.defer(() -> {
-                    Exchange ex = Exchange.begin(request, response, requestIds.next(), config.limits());
+        String requestId = requestIds.next();
+        return requestTelemetry.around(request, response, requestId, Mono.defer(() -> {
+                    Exchange ex = Exchange.begin(request, response, requestId, config.limits());
                     if (!draining) return routes.dispatch(ex);
                     response.keepAlive(false);
                     return ex.error(new HttpProblem(503, null, "the server is shutting down; retry shortly"), n -> null);
-                })
+                }))
                 .doFinally(signal -> inFlight.decrementAndGet());
     }
 

@@ -88,7 +88,12 @@ public final class HttpFixture {
     }
 
     public OmnigraphServer start(OmnigraphServer.Config config) {
-        server = OmnigraphServer.start(services, config).block(Duration.ofSeconds(60));
+        return start(config, io.micrometer.observation.ObservationRegistry.NOOP);
+    }
+
+    /** A server whose requests (and the engine work they do) are observations on {@code observations}. */
+    public OmnigraphServer start(OmnigraphServer.Config config, io.micrometer.observation.ObservationRegistry observations) {
+        server = OmnigraphServer.start(services, config, observations).block(Duration.ofSeconds(60));
         client = HttpClient.newConnection().baseUrl(server.baseUrl()).responseTimeout(Duration.ofSeconds(120));
         return server;
     }

@@ -227,7 +227,10 @@ public final class EngineTelemetry {
         }
     }
 
-    /** One sidecar resolved by recovery: {@code mode} is {@code heal} (a write's entry) or {@code compensate}. */
+    /**
+     * One sidecar resolved by recovery: {@code mode} is {@code sweep} (a read-write open), {@code heal} (a write's
+     * entry) or {@code compensate} (a writer undoing its own attempt).
+     */
     public void recovered(String mode, String operationId, SidecarRecovery.Outcome outcome) {
         String result = outcomeTag(outcome);
         if (meters != null) {

@@ -36,7 +36,9 @@ public final class RecoveryCoordinator {
     public Mono<Void> sweep() {
         return Mono.usingWhen(ctx.gates().exclusiveSchema(),
                 permit -> new BulkSweep(ctx.tables(), ctx.manifest(), ctx.publisher(), ctx.sidecars(),
-                        new RecoveryAudit(ctx.root(), ctx.tables()), ctx.failpoints()).run().then(),
+                        new RecoveryAudit(ctx.root(), ctx.tables()), ctx.failpoints())
+                        .onResolved((operationId, outcome) -> ctx.telemetry().recovered("sweep", operationId, outcome))
+                        .run().then(),
                 Permit::releaseAsync, (permit, error) -> permit.releaseAsync(), Permit::releaseAsync);
     }
 
