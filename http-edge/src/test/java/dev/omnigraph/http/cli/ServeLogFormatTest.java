@@ -49,7 +49,7 @@ class ServeLogFormatTest {
         Process server = ChildJvm.start(OmnigraphCli.class, dir.resolve("tmp"),
                 List.of("serve", "--graph", root.toString(), "--port", "0", "--log-format", "json"), List.of());
         try {
-            BufferedReader output = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+            OutputLines output = new OutputLines(server);
             String url = null;
             for (String line = output.readLine(); url == null && line != null; line = output.readLine()) {
                 Matcher serving = SERVING_AT.matcher(line);
@@ -87,6 +87,37 @@ class ServeLogFormatTest {
             throw new AssertionError("the server ended without logging the request");
         } finally {
             server.destroyForcibly().waitFor();
+        }
+    }
+
+    /**
+     * The child's output lines, read on a thread of their own so a test waits for a line with a bound (a blocked
+     * {@code readLine} would not yield to JUnit's timeout). Null once the child's output ended.
+     */
+    private static final class OutputLines {
+        private static final String END = new String("end");
+        private final java.util.concurrent.BlockingQueue<String> lines = new java.util.concurrent.LinkedBlockingQueue<>();
+
+        OutputLines(Process child) {
+            Thread reader = new Thread(() -> {
+                try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+                    for (String line = in.readLine(); line != null; line = in.readLine()) {
+                        lines.add(line);
+                    }
+                } catch (java.io.IOException ended) {
+                    // the child was killed: its output ends here
+                } finally {
+                    lines.add(END);
+                }
+            }, "serve-output");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        String readLine() throws InterruptedException {
+            String line = lines.poll(120, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(line).as("a line from the server within 120 s").isNotNull();
+            return line == END ? null : line;
         }
     }
 
