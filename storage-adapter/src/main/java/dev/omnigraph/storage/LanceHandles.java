@@ -3,7 +3,9 @@ package dev.omnigraph.storage;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.lance.Dataset;
@@ -14,6 +16,10 @@ import org.lance.Dataset;
  * immutable, so a kept handle answers exactly as a fresh open would; each handle has its own Lance session (the
  * 7.0.0 shared-session bug of lance.md needs one session across versions). Lance branch refs are not kept (a branch
  * deleted and created again restarts its version numbers at the same path).
+ *
+ * <p>A handle opened with credentials that expire is kept only until they are close to expiry
+ * ({@link CredentialRefresh}): Lance keeps the storage options a dataset was opened with for its life, so the next
+ * scan then retires it and opens the version again with the credentials its root's source gives now.
  *
  * <p>At most {@value #PROPERTY} handles ({@value #DEFAULT_HANDLES} by default; 0 turns reuse off), least recently
  * used closed first once no scan holds it; a version GC closes the handles of the versions it deletes; the storage's
@@ -29,12 +35,14 @@ final class LanceHandles {
     static final class Handle {
         private final Dataset dataset;
         private final BufferAllocator allocator;
+        private final Optional<Instant> credentialsExpire;
         private int users;
         private boolean retired;
 
-        private Handle(Dataset dataset, BufferAllocator allocator) {
+        private Handle(Dataset dataset, BufferAllocator allocator, Optional<Instant> credentialsExpire) {
             this.dataset = dataset;
             this.allocator = allocator;
+            this.credentialsExpire = credentialsExpire;
         }
 
         Dataset dataset() {
@@ -64,22 +72,31 @@ final class LanceHandles {
     Handle acquire(TableRef ref, long version) {
         StorageScheduler.requireStorageThread("scan");
         Key key = new Key(ref.path(), version);
+        Handle expiring = null;
         synchronized (this) {
             Handle h = kept.get(key);
-            if (h != null) {
+            if (h != null && !CredentialRefresh.due(h.credentialsExpire)) {
                 h.users++;
                 return h;
             }
+            if (h != null) { // opened with credentials about to expire: open the version again below
+                kept.remove(key);
+                h.retired = true;
+                if (h.users == 0) expiring = h;
+            }
         }
+        if (expiring != null) closeNow(expiring);
         BufferAllocator allocator = datasets.childAllocator("kept:" + ref.path() + "@" + version);
+        LanceStorageOptions.Current options;
         Dataset dataset;
         try {
-            dataset = LanceDatasets.open(allocator, ref, OptionalLong.of(version));
+            options = LanceStorageOptions.currentFor(ref.uri());
+            dataset = LanceDatasets.open(allocator, ref, OptionalLong.of(version), options.options());
         } catch (RuntimeException e) {
             allocator.close();
             throw e;
         }
-        Handle opened = new Handle(dataset, allocator);
+        Handle opened = new Handle(dataset, allocator, options.expiresAt());
         opened.users = 1;
         Handle other;
         synchronized (this) {
