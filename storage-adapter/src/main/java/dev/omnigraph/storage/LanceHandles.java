@@ -1,9 +1,9 @@
 package dev.omnigraph.storage;
 
+import java.time.Instant;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;

@@ -71,7 +71,7 @@ class RotatingCredentialsTest {
             issued.set(expiring("key-2", "secret-2", T0.plus(Duration.ofHours(2))));
 
             // key-1 is not close to expiry yet: the kept handle still signs with it, and the server refuses it.
-            assertThatThrownBy(() -> ids(v2)).as("a scan signed with the rotated-out key").isInstanceOf(RuntimeException.class);
+            assertThatThrownBy(() -> ids(v2)).as("a scan signed with the rotated-out key").hasMessageContaining("403");
             assertThat(asked.get()).as("key-1 is not asked again before its margin").isEqualTo(1);
 
             // Within the refresh margin of key-1's expiry: the source asks again and the handle is opened again.
