@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * server is rotated to accept only the next key, and once the first key is within the refresh margin of its expiry
  * the kept dataset handle opened with it is opened again with the new key — scans, new writes and the SDK client
  * all sign with it. Before that point the kept handle still signs with the old key and the server refuses it
- * (the fixture really rejects old keys). Time is a fixed clock moved by the test, not a wait.
+ * (the fixture really rejects old keys); within the margin but with no fresher key to be had, the handle is kept.
+ * Time is a fixed clock set by the test, not a wait.
  */
 class RotatingCredentialsTest {
     private static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
@@ -67,26 +68,48 @@ class RotatingCredentialsTest {
             assertThat(storage.datasets().handles().size()).as("the scan kept its handle").isEqualTo(1);
             files.put("probe", "one".getBytes(StandardCharsets.UTF_8)).block();
 
+            LanceHandles.Handle first = kept(ref, v2);
+            Instant inMargin = T0.plus(Duration.ofHours(1)).minus(CredentialRefresh.margin()).plusSeconds(1);
+
+            // Within key-1's margin while the source still gives key-1: asked again, the handle is kept.
+            CredentialRefresh.useClock(Clock.fixed(inMargin, ZoneOffset.UTC));
+            assertThat(ids(v2)).hasSize(3);
+            assertThat(asked.get()).as("asked again within the margin").isGreaterThan(1);
+            assertThat(kept(ref, v2)).as("same credentials: no re-open").isSameAs(first);
+            int askedBefore = asked.get();
+
+            // Rotation: the server takes key-2 only, the source gives key-2 from now on.
+            CredentialRefresh.useClock(Clock.fixed(T0, ZoneOffset.UTC));
             server.acceptOnly("key-2", "secret-2");
             issued.set(expiring("key-2", "secret-2", T0.plus(Duration.ofHours(2))));
 
-            // key-1 is not close to expiry yet: the kept handle still signs with it, and the server refuses it.
+            // key-1 is not close to expiry at T0: the kept handle still signs with it, and the server refuses it.
             assertThatThrownBy(() -> ids(v2)).as("a scan signed with the rotated-out key").hasMessageContaining("403");
-            assertThat(asked.get()).as("key-1 is not asked again before its margin").isEqualTo(1);
+            assertThat(asked.get()).as("key-1 is not asked again before its margin").isEqualTo(askedBefore);
 
-            // Within the refresh margin of key-1's expiry: the source asks again and the handle is opened again.
-            CredentialRefresh.useClock(Clock.fixed(T0.plus(Duration.ofHours(1)).minus(CredentialRefresh.margin())
-                    .plusSeconds(1), ZoneOffset.UTC));
+            // Within the margin again: the source gives key-2, so the handle is opened again with it.
+            CredentialRefresh.useClock(Clock.fixed(inMargin, ZoneOffset.UTC));
             assertThat(ids(v2)).hasSize(3);
-            assertThat(asked.get()).isEqualTo(2);
+            assertThat(asked.get()).isEqualTo(askedBefore + 1);
+            assertThat(kept(ref, v2)).isNotSameAs(first);
             assertThat(storage.datasets().handles().size()).isEqualTo(1);
 
             TableSnapshot head = storage.open(ref, OptionalLong.empty()).block();
             storage.commitStaged(storage.stageAppend(head, LanceTableStorageTest.people(3, 5), Map.of()).block()).block();
             assertThat(ids(storage.open(ref, OptionalLong.empty()).block())).hasSize(5);
             assertThat(files.get("probe").block()).hasValueSatisfying(bytes -> assertThat(new String(bytes, StandardCharsets.UTF_8)).isEqualTo("one"));
-            assertThat(asked.get()).as("key-2 is kept until its own margin").isEqualTo(2);
+            assertThat(asked.get()).as("key-2 is kept until its own margin").isEqualTo(askedBefore + 1);
         }
+    }
+
+    /** The handle scans of {@code at} use now (acquired and released on a storage thread). */
+    private LanceHandles.Handle kept(TableRef ref, TableSnapshot at) {
+        LanceHandles handles = storage.datasets().handles();
+        return StorageFixture.scheduler().call(() -> {
+            LanceHandles.Handle h = handles.acquire(ref, at.version());
+            handles.release(h);
+            return h;
+        }).block();
     }
 
     private List<Object> ids(TableSnapshot at) {
