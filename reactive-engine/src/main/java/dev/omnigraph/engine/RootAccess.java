@@ -66,7 +66,7 @@ final class RootAccess {
 
     private static Mono<Prepared> prepareS3(StorageServices services, GraphRoot.S3 root, boolean writes) {
         // Resolving credentials may block (profile files, instance metadata): on a storage thread.
-        Mono<Void> registered = services.scheduler().run(() -> LanceStorageOptions.register(root.uri(), root.lanceOptions()));
+        Mono<Void> registered = services.scheduler().run(() -> LanceStorageOptions.register(root.uri(), root.lanceOptionsSource()));
         Mono<Void> checked = writes ? new S3ObjectStore(root, services.scheduler()).requireConditionalWrites() : Mono.empty();
         return registered.then(checked).thenReturn(new Prepared(root, false));
     }

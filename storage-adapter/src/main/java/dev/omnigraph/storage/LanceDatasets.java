@@ -68,7 +68,12 @@ final class LanceDatasets {
     }
 
     static Dataset open(BufferAllocator allocator, TableRef ref, OptionalLong version) {
-        ReadOptions.Builder options = new ReadOptions.Builder().setStorageOptions(LanceStorageOptions.forUri(ref.uri()));
+        return open(allocator, ref, version, LanceStorageOptions.forUri(ref.uri()));
+    }
+
+    /** As {@link #open(BufferAllocator, TableRef, OptionalLong)}, with storage options the caller resolved. */
+    static Dataset open(BufferAllocator allocator, TableRef ref, OptionalLong version, java.util.Map<String, String> storageOptions) {
+        ReadOptions.Builder options = new ReadOptions.Builder().setStorageOptions(storageOptions);
         LanceSession.shared().ifPresent(options::setSession);
         if (version.isPresent()) {
             options.setVersion(version.getAsLong());

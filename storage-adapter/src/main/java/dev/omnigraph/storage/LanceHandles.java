@@ -15,6 +15,11 @@ import org.lance.Dataset;
  * 7.0.0 shared-session bug of lance.md needs one session across versions). Lance branch refs are not kept (a branch
  * deleted and created again restarts its version numbers at the same path).
  *
+ * <p>A handle opened with credentials that expire is kept only until they are close to expiry
+ * ({@link CredentialRefresh}): Lance keeps the storage options a dataset was opened with for its life, so a scan
+ * then asks the root's source for the current options and, when they differ (fresh credentials), retires the
+ * handle and opens the version again with them; while the source still gives the same ones, the handle is used.
+ *
  * <p>At most {@value #PROPERTY} handles ({@value #DEFAULT_HANDLES} by default; 0 turns reuse off), least recently
  * used closed first once no scan holds it; a version GC closes the handles of the versions it deletes; the storage's
  * close closes the rest before its allocator check. Every method runs on a storage thread or under the monitor only.
@@ -29,12 +34,14 @@ final class LanceHandles {
     static final class Handle {
         private final Dataset dataset;
         private final BufferAllocator allocator;
+        private final LanceStorageOptions.Current options; // what it was opened with
         private int users;
         private boolean retired;
 
-        private Handle(Dataset dataset, BufferAllocator allocator) {
+        private Handle(Dataset dataset, BufferAllocator allocator, LanceStorageOptions.Current options) {
             this.dataset = dataset;
             this.allocator = allocator;
+            this.options = options;
         }
 
         Dataset dataset() {
@@ -66,20 +73,36 @@ final class LanceHandles {
         Key key = new Key(ref.path(), version);
         synchronized (this) {
             Handle h = kept.get(key);
-            if (h != null) {
+            if (h != null && !CredentialRefresh.due(h.options.expiresAt())) {
                 h.users++;
                 return h;
             }
         }
+        // A miss, or a handle whose credentials are close to expiry: what would a fresh open get now (may block)?
+        LanceStorageOptions.Current options = LanceStorageOptions.currentFor(ref.uri());
+        Handle expiring = null;
+        synchronized (this) {
+            Handle h = kept.get(key);
+            if (h != null && (h.options.equals(options) || !CredentialRefresh.due(h.options.expiresAt()))) {
+                h.users++; // the source has nothing fresher yet (or another scan re-opened it): keep using it
+                return h;
+            }
+            if (h != null) { // opened with credentials about to expire: open the version again below
+                kept.remove(key);
+                h.retired = true;
+                if (h.users == 0) expiring = h;
+            }
+        }
+        if (expiring != null) closeNow(expiring);
         BufferAllocator allocator = datasets.childAllocator("kept:" + ref.path() + "@" + version);
         Dataset dataset;
         try {
-            dataset = LanceDatasets.open(allocator, ref, OptionalLong.of(version));
+            dataset = LanceDatasets.open(allocator, ref, OptionalLong.of(version), options.options());
         } catch (RuntimeException e) {
             allocator.close();
             throw e;
         }
-        Handle opened = new Handle(dataset, allocator);
+        Handle opened = new Handle(dataset, allocator, options);
         opened.users = 1;
         Handle other;
         synchronized (this) {

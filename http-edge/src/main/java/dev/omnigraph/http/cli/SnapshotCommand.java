@@ -18,8 +18,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-/** {@code omnigraph snapshot <root> [--branch b]}: every dataset's pinned version and entity count. */
-@Command(name = "snapshot", description = "Show a branch head's datasets: versions and entity counts.")
+/**
+ * {@code omnigraph snapshot <root> [--branch b | --snapshot <commit>]}: every dataset's pinned version and entity
+ * count, at a branch head or at a commit (what an external reader such as Spark opens: docs/spark.md).
+ */
+@Command(name = "snapshot", description = "Show the datasets of a branch head or a commit: versions and entity counts.")
 final class SnapshotCommand implements Callable<Integer> {
     @ParentCommand
     OmnigraphCli cli;
@@ -30,13 +33,18 @@ final class SnapshotCommand implements Callable<Integer> {
     @Option(names = "--branch", defaultValue = "main", description = "Branch (default: ${DEFAULT-VALUE}).")
     String branch;
 
+    @Option(names = "--snapshot", paramLabel = "<commit>",
+            description = "Show the datasets as of this graph commit instead of the branch head.")
+    String commit;
+
     @Option(names = "--json", description = "Print the snapshot as JSON.")
     boolean json;
 
     @Override
     public Integer call() {
         Omnigraph graph = Cli.open(cli, root, OpenMode.READ_ONLY);
-        GraphSnapshot snapshot = graph.snapshot(ReadTarget.branch(branch)).block();
+        ReadTarget target = commit != null ? ReadTarget.commit(commit) : ReadTarget.branch(branch);
+        GraphSnapshot snapshot = graph.snapshot(target).block();
         if (json) {
             cli.out.println(Json.text(Shapes.snapshot(snapshot)));
         } else {

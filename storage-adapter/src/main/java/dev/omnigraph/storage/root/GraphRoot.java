@@ -1,5 +1,6 @@
 package dev.omnigraph.storage.root;
 
+import dev.omnigraph.storage.LanceStorageOptions;
 import dev.omnigraph.storage.ObjectKeys;
 import dev.omnigraph.storage.error.BadRequest;
 import java.net.URI;
@@ -23,8 +24,14 @@ public sealed interface GraphRoot permits GraphRoot.Local, GraphRoot.S3 {
     /** The root as a URI for users and wire bodies ({@code file:///…} or {@code s3://…}). */
     String displayUri();
 
-    /** The Lance storage options every dataset under this root needs (none for local roots). */
+    /** The Lance storage options every dataset under this root needs (none for local roots), resolved now. */
     Map<String, String> lanceOptions();
+
+    /**
+     * The source of those options to register ({@code LanceStorageOptions.register}): asked on every lookup, so
+     * credentials that expire are resolved again ({@link CredentialsSource}).
+     */
+    Supplier<LanceStorageOptions.Current> lanceOptionsSource();
 
     /** A local directory. Keeps the path as given; callers canonicalise it. */
     record Local(Path directory) implements GraphRoot {
@@ -45,6 +52,11 @@ public sealed interface GraphRoot permits GraphRoot.Local, GraphRoot.S3 {
         @Override
         public Map<String, String> lanceOptions() {
             return Map.of();
+        }
+
+        @Override
+        public Supplier<LanceStorageOptions.Current> lanceOptionsSource() {
+            return () -> new LanceStorageOptions.Current(Map.of(), java.util.Optional.empty());
         }
 
         @Override
@@ -84,6 +96,11 @@ public sealed interface GraphRoot permits GraphRoot.Local, GraphRoot.S3 {
         @Override
         public Map<String, String> lanceOptions() {
             return settings.lanceOptions();
+        }
+
+        @Override
+        public Supplier<LanceStorageOptions.Current> lanceOptionsSource() {
+            return settings::lanceOptionsNow;
         }
 
         /** The object key of {@code relative} (a '/'-separated key below the root). */

@@ -5,7 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.AwsCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
@@ -48,11 +48,24 @@ final class S3Clients {
         return builder.build();
     }
 
+    /**
+     * Fixed keys as they are; the provider chain as the SDK's own provider (it refreshes session credentials
+     * itself); a supplier through its source, which asks again near expiry.
+     */
     private static AwsCredentialsProvider credentials(S3Settings settings) {
-        return settings.credentials().<AwsCredentialsProvider>map(given -> StaticCredentialsProvider.create(
-                given.sessionToken().<software.amazon.awssdk.auth.credentials.AwsCredentials>map(
+        CredentialsSource source = settings.credentials();
+        if (source instanceof CredentialsSource.Fixed fixed) {
+            return StaticCredentialsProvider.create(sdk(fixed.credentials()));
+        }
+        if (source instanceof CredentialsSource.ProviderChain chain) {
+            return chain.provider();
+        }
+        return () -> sdk(source.current().credentials());
+    }
+
+    private static AwsCredentials sdk(S3Settings.Credentials given) {
+        return given.sessionToken().<AwsCredentials>map(
                         token -> AwsSessionCredentials.create(given.accessKeyId(), given.secretAccessKey(), token))
-                        .orElseGet(() -> AwsBasicCredentials.create(given.accessKeyId(), given.secretAccessKey()))))
-                .orElseGet(() -> DefaultCredentialsProvider.builder().build());
+                .orElseGet(() -> AwsBasicCredentials.create(given.accessKeyId(), given.secretAccessKey()));
     }
 }

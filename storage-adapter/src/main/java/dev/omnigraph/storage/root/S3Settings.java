@@ -6,16 +6,14 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import software.amazon.awssdk.auth.credentials.AwsCredentials;
-import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import dev.omnigraph.storage.LanceStorageOptions;
 
 /**
  * How to reach an S3-compatible endpoint: an optional endpoint (absent: AWS itself), the region, path-style
- * addressing, and credentials (absent: the AWS SDK's default provider chain — environment, system properties,
- * profile files, container and instance roles — resolved when a root is opened).
+ * addressing, and where credentials come from ({@link CredentialsSource}: fixed keys, the AWS SDK's default provider
+ * chain, or a supplier with an expiry), asked again whenever a storage call needs them.
  */
-public record S3Settings(Optional<URI> endpoint, String region, boolean pathStyle, Optional<Credentials> credentials) {
+public record S3Settings(Optional<URI> endpoint, String region, boolean pathStyle, CredentialsSource credentials) {
 
     /** Static credentials; never printed. */
     public record Credentials(String accessKeyId, String secretAccessKey, Optional<String> sessionToken) {
@@ -29,6 +27,12 @@ public record S3Settings(Optional<URI> endpoint, String region, boolean pathStyl
         public String toString() {
             return "Credentials[" + accessKeyId + ", secret redacted]";
         }
+    }
+
+    /** Fixed credentials, or (empty) the AWS SDK's default provider chain. */
+    public S3Settings(Optional<URI> endpoint, String region, boolean pathStyle, Optional<Credentials> credentials) {
+        this(endpoint, region, pathStyle, credentials.map(CredentialsSource::fixed)
+                .orElseGet(CredentialsSource::providerChain));
     }
 
     public S3Settings {
@@ -70,29 +74,35 @@ public record S3Settings(Optional<URI> endpoint, String region, boolean pathStyl
                 .orElse("us-east-1");
         boolean path = pathStyle.or(() -> first(env, "OMNIGRAPH_S3_PATH_STYLE").map(S3Settings::bool))
                 .orElse(endpointUri.isPresent());
-        return new S3Settings(endpointUri, regionName, path, Optional.empty());
+        return new S3Settings(endpointUri, regionName, path, CredentialsSource.providerChain());
     }
 
     /** The same settings with static credentials. */
     public S3Settings withCredentials(Credentials given) {
-        return new S3Settings(endpoint, region, pathStyle, Optional.of(given));
+        return withCredentials(CredentialsSource.fixed(given));
+    }
+
+    /** The same settings with credentials from {@code source} (for example a supplier of expiring ones). */
+    public S3Settings withCredentials(CredentialsSource source) {
+        return new S3Settings(endpoint, region, pathStyle, source);
     }
 
     /**
-     * The credentials to sign with: the static ones, or the default provider chain's (blocking: it may read files
-     * or ask an instance metadata service, so call it on a storage thread).
+     * The credentials to sign with now (blocking: the source may read files or ask an instance metadata service,
+     * so call it on a storage thread).
      */
     public Credentials resolveCredentials() {
-        return credentials.orElseGet(() -> {
-            AwsCredentials found = DefaultCredentialsProvider.builder().build().resolveCredentials();
-            Optional<String> token = found instanceof AwsSessionCredentials session
-                    ? Optional.of(session.sessionToken()) : Optional.empty();
-            return new Credentials(found.accessKeyId(), found.secretAccessKey(), token);
-        });
+        return credentials.current().credentials();
     }
 
-    /** Lance's (object_store's) option names for these settings, credentials resolved (see above). */
+    /** Lance's (object_store's) option names for these settings, credentials resolved now (see above). */
     public Map<String, String> lanceOptions() {
+        return lanceOptionsNow().options();
+    }
+
+    /** As {@link #lanceOptions()}, with the expiry of the credentials in them. */
+    public LanceStorageOptions.Current lanceOptionsNow() {
+        CredentialsSource.Expiring now = credentials.current();
         Map<String, String> options = new HashMap<>();
         options.put("aws_region", region);
         endpoint.ifPresent(uri -> {
@@ -100,11 +110,11 @@ public record S3Settings(Optional<URI> endpoint, String region, boolean pathStyl
             options.put("allow_http", Boolean.toString("http".equals(uri.getScheme())));
         });
         options.put("aws_virtual_hosted_style_request", Boolean.toString(!pathStyle));
-        Credentials resolved = resolveCredentials();
+        Credentials resolved = now.credentials();
         options.put("aws_access_key_id", resolved.accessKeyId());
         options.put("aws_secret_access_key", resolved.secretAccessKey());
         resolved.sessionToken().ifPresent(token -> options.put("aws_session_token", token));
-        return Map.copyOf(options);
+        return new LanceStorageOptions.Current(options, now.expiresAt());
     }
 
     private static Optional<String> first(Map<String, String> env, String... names) {

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.gaul.s3proxy.AccessGrant;
 import org.gaul.s3proxy.S3ErrorCode;
 import org.gaul.s3proxy.S3Proxy;
 import org.gaul.s3proxy.S3ProxyException;
@@ -101,6 +102,15 @@ public final class S3TestServer implements AutoCloseable {
     public java.util.Map<String, String> environment() {
         return java.util.Map.of("OMNIGRAPH_S3_ENDPOINT", endpoint().toString(), "AWS_REGION", "us-east-1",
                 "AWS_ACCESS_KEY_ID", ACCESS_KEY, "AWS_SECRET_ACCESS_KEY", SECRET_KEY);
+    }
+
+    /**
+     * From now on, accepts requests signed with this key pair only (a credential rotation: requests signed with any
+     * other key, the constructor's included, are refused with {@code InvalidAccessKeyId}).
+     */
+    public void acceptOnly(String accessKey, String secretKey) {
+        proxy.setBlobStoreLocator((identity, container, blob) ->
+                accessKey.equals(identity) ? new AccessGrant(secretKey, store) : null);
     }
 
     public void hook(PutHook hook) {
