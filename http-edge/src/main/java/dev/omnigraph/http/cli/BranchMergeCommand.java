@@ -39,13 +39,16 @@ final class BranchMergeCommand implements Callable<Integer> {
     @Option(names = "--as", paramLabel = "<actor>", description = "Actor recorded on the merge commit.")
     String actor;
 
+    @picocli.CommandLine.Mixin
+    ProgressOption progress;
+
     @Option(names = "--json", description = "Print {source, target, outcome, actor_id, commit, …} as JSON.")
     boolean json;
 
     @Override
     public Integer call() {
         OmnigraphCli cli = parent.cli;
-        Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
+        Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE, progress.registry("branch merge", cli.err));
         Optional<String> actorId = Optional.ofNullable(actor);
         MergeResult result = graph.branches().merge(new BranchOperations.Merge(source, target, deleteBranch, actorId)).block();
         result.branchDeleteError().ifPresent(error -> cli.err.println("warning: branch " + source

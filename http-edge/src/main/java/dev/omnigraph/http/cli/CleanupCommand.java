@@ -36,6 +36,9 @@ final class CleanupCommand implements Callable<Integer> {
     @Option(names = "--confirm", description = "Delete; without it nothing is deleted and the report is a preview.")
     boolean confirm;
 
+    @picocli.CommandLine.Mixin
+    ProgressOption progress;
+
     @Option(names = "--json", description = "Print {confirmed, versions, files, bytes, forks:[location@name], tables:[{location, versions, files, bytes}]}.")
     boolean json;
 
@@ -43,7 +46,7 @@ final class CleanupCommand implements Callable<Integer> {
     public Integer call() {
         CleanupOptions options = CleanupOptions.of(keep == null ? OptionalInt.empty() : OptionalInt.of(keep),
                 Optional.ofNullable(olderThan).map(text -> CleanupOptions.parseAge("--older-than", text)), confirm);
-        Omnigraph graph = Cli.open(cli, root, confirm ? OpenMode.READ_WRITE : OpenMode.READ_ONLY);
+        Omnigraph graph = Cli.open(cli, root, confirm ? OpenMode.READ_WRITE : OpenMode.READ_ONLY, progress.registry("cleanup", cli.err));
         CleanupReport report = graph.maintenance().cleanup(options).block();
         if (json) {
             var body = Json.object().put("confirmed", report.confirmed()).put("versions", report.versions())

@@ -29,6 +29,15 @@ final class Cli {
         return cli.opened(Omnigraph.at(root).services(cli.services()).open(mode).block());
     }
 
+    /** As {@link #open(OmnigraphCli, GraphRoot, OpenMode)}, observed on {@code observations} (progress). */
+    static Omnigraph open(OmnigraphCli cli, GraphRoot root, OpenMode mode,
+                          io.micrometer.observation.ObservationRegistry observations) {
+        if (observations.isNoop()) {
+            return open(cli, root, mode);
+        }
+        return cli.opened(Omnigraph.at(root).services(cli.services()).observationRegistry(observations).open(mode).block());
+    }
+
     /**
      * The items of {@code stream} for a loop on this thread. {@code toIterable} hands each item over under a lock
      * that may wait; that hand-over runs on a bounded-elastic thread, never on the parallel worker that produced the

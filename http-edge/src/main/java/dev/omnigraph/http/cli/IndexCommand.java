@@ -35,13 +35,16 @@ final class IndexCommand extends CommandGroup {
         @Option(names = "--as", paramLabel = "<actor>", description = "Actor recorded on the commit.")
         String actor;
 
+        @picocli.CommandLine.Mixin
+        ProgressOption progress;
+
         @Option(names = "--json", description = "Print {branch, built:{table_key:[names]}, commit} as JSON.")
         boolean json;
 
         @Override
         public Integer call() {
             OmnigraphCli cli = parent.cli;
-            Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
+            Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE, progress.registry("index ensure", cli.err));
             EnsureResult result = graph.maintenance()
                     .ensureIndexes(new MaintenanceOperations.Target(branch, Optional.ofNullable(actor))).block();
             if (json) {

@@ -120,7 +120,7 @@ final class LoadCommand implements Callable<Integer> {
             throw new dev.omnigraph.storage.error.BadRequest("--chunk-size cannot split an overwrite: each chunk would "
                     + "replace the previous one; load it whole (overwrite has no entity cap)");
         }
-        boolean tty = System.console() != null && !flags.json;
+        boolean tty = ProgressReporter.stderrIsTerminal() && !flags.json;
         int chunk = 0;
         long lines = 0;
         try (java.io.BufferedReader reader = java.nio.file.Files.newBufferedReader(data, java.nio.charset.StandardCharsets.UTF_8)) {

@@ -34,12 +34,15 @@ final class OptimizeCommand implements Callable<Integer> {
     @Option(names = "--as", paramLabel = "<actor>", description = "Actor recorded on the commit (default omnigraph:optimize).")
     String actor;
 
+    @picocli.CommandLine.Mixin
+    ProgressOption progress;
+
     @Option(names = "--json", description = "Print {graph_commit_id, compacted, indexed, skipped_drift, already_compact}.")
     boolean json;
 
     @Override
     public Integer call() {
-        Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE);
+        Omnigraph graph = Cli.open(cli, root, OpenMode.READ_WRITE, progress.registry("optimize", cli.err));
         OptimizeResult result = graph.maintenance()
                 .optimize(new MaintenanceOperations.Target(branch, Optional.ofNullable(actor))).block();
         if (json) {

@@ -29,10 +29,10 @@ final class ProgressReporter {
         this.totalBytes = totalBytes;
     }
 
-    /** {@code auto} (or null): plain on a terminal, else none. */
+    /** {@code auto} (or null): plain when stderr is a terminal, else none. */
     static Mode mode(String option) {
         if (option == null || option.equals("auto")) {
-            return System.console() != null ? Mode.PLAIN : Mode.NONE;
+            return stderrIsTerminal() ? Mode.PLAIN : Mode.NONE;
         }
         return switch (option) {
             case "plain" -> Mode.PLAIN;
@@ -41,6 +41,21 @@ final class ProgressReporter {
             default -> throw new dev.omnigraph.storage.error.BadRequest(
                     "--progress takes auto, plain, json or none, got '" + option + "'");
         };
+    }
+
+    /**
+     * Whether stderr is a terminal. Java has no isatty; on Linux, file descriptor 2 of this process links to a
+     * {@code /dev/pts/N} or {@code /dev/ttyN} device when it is one. Elsewhere, {@link System#console()} (stdin and
+     * stdout are terminals) is the nearest answer.
+     */
+    static boolean stderrIsTerminal() {
+        java.nio.file.Path fd = java.nio.file.Path.of("/proc/self/fd/2");
+        try {
+            String target = java.nio.file.Files.readSymbolicLink(fd).toString();
+            return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
+        } catch (java.io.IOException | UnsupportedOperationException notLinux) {
+            return System.console() != null;
+        }
     }
 
     /** The engine's listener: keeps the latest reading and prints it when the last line is old enough. */

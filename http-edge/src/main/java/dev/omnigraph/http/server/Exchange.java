@@ -125,8 +125,7 @@ final class Exchange {
      * the connection.
      */
     Mono<Void> error(Throwable failure, Function<String, String> entityKind) {
-        ErrorBodies.Reply reply = ErrorBodies.served(failure, entityKind, requestId);
-        log(reply, failure);
+        ErrorBodies.Reply reply = failureReply(failure, entityKind);
         if (response.hasSentHeaders()) return Mono.error(failure);
         if (reply.status() == 401) response.header(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
         if (reply.status() == 503 && ("too_many_requests".equals(reply.body().path("code").asText(null))
@@ -134,6 +133,13 @@ final class Exchange {
             response.header(HttpHeaderNames.RETRY_AFTER, "1");
         }
         return json(reply.status(), reply.body());
+    }
+
+    /** The error body of {@code failure} with this request's id, logged (for a stream that already sent its status). */
+    ErrorBodies.Reply failureReply(Throwable failure, Function<String, String> entityKind) {
+        ErrorBodies.Reply reply = ErrorBodies.served(failure, entityKind, requestId);
+        log(reply, failure);
+        return reply;
     }
 
     /** Server faults with their stack, refusals in one line; off the event loop (the log stream may block). */

@@ -162,6 +162,13 @@ final class WriteRoutes {
         Optional<String> from = ex.param("from");
         LoadMode mode = LoadMode.parse(ex.param("mode").orElse("merge"));
         Flux<ByteBuffer> body = ex.ndjsonBody();
+        if (LoadProgressStream.wanted(ex)) {
+            return LoadProgressStream.run(ex, body, counted -> ensureBranch(graph, branch, from)
+                    .flatMap(created -> graph.load(branch, mode, counted, loadOptions(ex))
+                            // The replay mark rides in the done line: the headers went out with the first line.
+                            .map(outcome -> new LoadProgressStream.Done(Shapes.load(branch, from, created, mode, outcome,
+                                    ex.actor, Optional.empty()), outcome.replayed()))));
+        }
         return ensureBranch(graph, branch, from).flatMap(created -> graph.load(branch, mode, body, loadOptions(ex))
                 .flatMap(outcome -> markReplay(ex, outcome).json(200, Shapes.load(branch, from, created, mode, outcome,
                         ex.actor, Optional.empty()))));

@@ -108,12 +108,12 @@ public final class Cleanup {
     private Mono<List<CleanupReport.TableCleanup>> collectVersions(
             Map<String, Map<Optional<String>, VersionRetention>> byLocation, Instant orphanCutoff, boolean confirm) {
         return Flux.fromIterable(byLocation.entrySet())
-                .concatMap(entry -> ctx.tables().planVersionGc(files, entry.getKey(), entry.getValue(), orphanCutoff)
-                        .map(plan -> Map.entry(entry.getKey(), plan)))
                 .index()
-                .concatMap(indexed -> confirm
-                        ? apply(indexed.getT1() + 1, indexed.getT2().getValue()).thenReturn(indexed.getT2())
-                        : Mono.just(indexed.getT2()))
+                // One step per dataset (an observation and timer when the handle is instrumented: progress).
+                .concatMap(indexed -> ctx.telemetry().observe("omnigraph.maintenance.step", "cleanup_dataset",
+                        ctx.tables().planVersionGc(files, indexed.getT2().getKey(), indexed.getT2().getValue(), orphanCutoff)
+                                .flatMap(plan -> confirm ? apply(indexed.getT1() + 1, plan).thenReturn(plan) : Mono.just(plan))
+                                .map(plan -> Map.entry(indexed.getT2().getKey(), plan))))
                 .filter(entry -> !entry.getValue().isEmpty())
                 .map(entry -> new CleanupReport.TableCleanup(entry.getKey(), entry.getValue().manifests().size(),
                         entry.getValue().files().size(), entry.getValue().bytes()))

@@ -28,6 +28,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import dev.omnigraph.engine.observe.EngineTelemetry;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -173,21 +174,26 @@ public final class Optimizer {
         AtomicInteger compactions = new AtomicInteger();
         AtomicInteger builds = new AtomicInteger();
         java.util.concurrent.atomic.AtomicReference<Sidecar> intent = new java.util.concurrent.atomic.AtomicReference<>(armed);
+        EngineTelemetry telemetry = ctx.telemetry();
         Mono<Done> effects = Flux.fromIterable(work)
-                .concatMap(planned -> effects(planned, intent, compactions, builds, compacted::add).doOnNext(version -> {
+                // One table_commit step per table (its compaction and index builds): progress and a timer.
+                .concatMap(planned -> telemetry.step(Sidecar.WriterKind.Optimize, EngineTelemetry.Step.TABLE_COMMIT,
+                        effects(planned, intent, compactions, builds, compacted::add)).doOnNext(version -> {
                     landed.put(planned.pin().tableKey(), version);
                     if (!planned.indexes().isEmpty()) {
                         indexed.add(new Indexed(planned.pin().tableKey(),
                                 planned.indexes().stream().map(IndexSpec::name).toList()));
                     }
                 }))
-                .then(Mono.defer(() -> publish(branch, state, landed, commitId, actor)))
+                .then(telemetry.step(Sidecar.WriterKind.Optimize, EngineTelemetry.Step.PUBLISH,
+                        Mono.defer(() -> publish(branch, state, landed, commitId, actor))))
                 .then(ctx.failpoints().hit(WRITER + ".after_publish"))
                 .then(ctx.failpoints().hit(WRITER + ".before_sidecar_delete"))
-                .then(ctx.sidecars().delete(operationId)
-                        .onErrorResume(error -> Mono.just(false))) // the next heal or open finalizes it
+                .then(telemetry.step(Sidecar.WriterKind.Optimize, EngineTelemetry.Step.SIDECAR_DELETE,
+                        ctx.sidecars().delete(operationId)
+                                .onErrorResume(error -> Mono.just(false)))) // the next heal or open finalizes it
                 .then(Mono.fromSupplier(() -> new Done(List.copyOf(compacted), List.copyOf(indexed), commitId)));
-        return ctx.sidecars().write(armed)
+        return telemetry.step(Sidecar.WriterKind.Optimize, EngineTelemetry.Step.ARM, ctx.sidecars().write(armed))
                 .then(ctx.failpoints().hit(WRITER + ".after_arm"))
                 .then(effects.onErrorResume(error -> compensate(operationId, error)));
     }

@@ -170,7 +170,8 @@ public final class EngineTelemetry {
         }
         String kind = writerTag(writer);
         return Mono.deferContextual(context -> {
-            Observation parent = context.getOrDefault(WRITE_OBSERVATION, null);
+            // A pipeline turn's write, else the caller's (a writer with its own protocol, such as optimize).
+            Observation parent = context.getOrDefault(WRITE_OBSERVATION, context.getOrDefault(CALLER_OBSERVATION, null));
             Observation observation = observations == null ? null
                     : Observation.createNotStarted("omnigraph.write.step", observations)
                             .parentObservation(parent)
@@ -252,7 +253,8 @@ public final class EngineTelemetry {
             Operation running = new Operation(name, operation, context.getOrDefault(CALLER_OBSERVATION, null));
             return work.doOnComplete(() -> running.end("success", null))
                     .doOnError(error -> running.end("error", error))
-                    .doOnCancel(() -> running.end("cancelled", null));
+                    .doOnCancel(() -> running.end("cancelled", null))
+                    .contextWrite(running::asCaller);
         });
     }
 
@@ -265,7 +267,8 @@ public final class EngineTelemetry {
             Operation running = new Operation(name, operation, context.getOrDefault(CALLER_OBSERVATION, null));
             return work.doOnSuccess(value -> running.end("success", null))
                     .doOnError(error -> running.end("error", error))
-                    .doOnCancel(() -> running.end("cancelled", null));
+                    .doOnCancel(() -> running.end("cancelled", null))
+                    .contextWrite(running::asCaller);
         });
     }
 
@@ -283,6 +286,11 @@ public final class EngineTelemetry {
             this.observation = observations == null ? null : Observation.createNotStarted(name, observations)
                     .parentObservation(parent).contextualName(operation)
                     .lowCardinalityKeyValue("operation", operation).start();
+        }
+
+        /** The work's context: its own observation as the caller of what it runs (writes, steps), when observed. */
+        Context asCaller(Context context) {
+            return observation == null ? context : context.put(CALLER_OBSERVATION, observation);
         }
 
         void end(String outcome, Throwable failure) {
