@@ -56,7 +56,8 @@ final class WriteRoutes {
                 new Route("POST", "ingest", WriteRoutes::loadEnvelope,
                         load.alias("ingest", "Deprecated alias of /load").deprecatedFor("load")),
                 new Route("POST", "load/ndjson", WriteRoutes::loadNdjson,
-                        ApiDoc.of("loadNdjson", "Load a raw NDJSON body, streamed, as one commit", "LoadOutput")
+                        ApiDoc.of("loadNdjson", "Load a raw NDJSON body, streamed, as one commit; with Accept: "
+                                + "application/x-ndjson, progress lines while it runs and the outcome as the last line", "LoadOutput")
                                 .rawBody(ApiDoc.NDJSON).statuses(409, 503).takesIdempotencyKey()
                                 .param("branch", "Branch (default main)")
                                 .param("mode", "append, merge or overwrite (default merge)")
