@@ -129,6 +129,11 @@ public final class OmnigraphServer {
      * server binds loopback only, whatever host was asked for, and logs that it did.
      */
     public static Mono<OmnigraphServer> start(StorageServices services, Config requested) {
+        return start(services, requested, ServerPolicy.none());
+    }
+
+    /** As {@link #start(StorageServices, Config)}, authorizing every request with {@code policy} (docs/authorization.md). */
+    public static Mono<OmnigraphServer> start(StorageServices services, Config requested, ServerPolicy policy) {
         ServerMetrics metrics = new ServerMetrics();
         GraphRegistry registry = GraphRegistry.create(ServerMetrics.counted(services), requested.root(),
                 requested.queryLimits()).meters(metrics.registry());
@@ -142,7 +147,9 @@ public final class OmnigraphServer {
                 LOG.info("no auth tokens configured: serving loopback only");
             }
         }
-        Routes routes = new Routes(registry, config.tokens(), metrics);
+        policy.requireTokens(config.tokens());
+        policy.bindMetrics(metrics.registry());
+        Routes routes = new Routes(registry, config.tokens(), metrics, policy);
         ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         OmnigraphServer omnigraph = new OmnigraphServer(registry, config, routes, connections, metrics);
         Config bound = config;

@@ -93,6 +93,13 @@ public final class HttpFixture {
         return server;
     }
 
+    /** Starts a server that authorizes every request with {@code policy}. */
+    public OmnigraphServer start(OmnigraphServer.Config config, dev.omnigraph.http.server.ServerPolicy policy) {
+        server = OmnigraphServer.start(services, config, policy).block(Duration.ofSeconds(60));
+        client = HttpClient.newConnection().baseUrl(server.baseUrl()).responseTimeout(Duration.ofSeconds(120));
+        return server;
+    }
+
     public OmnigraphServer start(Path root) {
         return start(OmnigraphServer.Config.of(root));
     }
