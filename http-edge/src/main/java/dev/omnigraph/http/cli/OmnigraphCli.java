@@ -24,7 +24,8 @@ import reactor.core.Exceptions;
         subcommands = {InitCommand.class, LoadCommand.class, QueryCommand.class, MutateCommand.class,
                 SnapshotCommand.class, CommitCommand.class, ChangesCommand.class, BranchCommand.class, ExportCommand.class, RecoveryCommand.class, RepairCommand.class, CleanupCommand.class, OptimizeCommand.class,
                 FailpointsCommand.class, CheckCommand.class, ServeCommand.class, SchemaCommand.class,
-                DemoCommand.class, QueriesCommand.class, BlobCommand.class, IndexCommand.class, CommandLine.HelpCommand.class})
+                DemoCommand.class, QueriesCommand.class, BlobCommand.class, IndexCommand.class, PolicyCommand.class,
+                CommandLine.HelpCommand.class})
 public final class OmnigraphCli {
     public static final int OK = 0;
     public static final int ERROR = 1;
