@@ -176,7 +176,11 @@ public final class OmnigraphServer {
                                 .host(address.getHostString()).port(address.getPort())
                                 .route(open -> open.get("/metrics", (req, res) -> res
                                         .header("Content-Type", ServerMetrics.CONTENT_TYPE)
-                                        .sendString(Mono.fromSupplier(metrics::scrape))))
+                                        .sendString(Mono.fromSupplier(metrics::scrape)))
+                                        // Liveness too, so an orchestrator's probe never competes with API traffic.
+                                        .get("/healthz", (req, res) -> res.header("Content-Type", Exchange.JSON)
+                                                .sendString(Mono.fromSupplier(() -> Json.text(
+                                                        dev.omnigraph.http.wire.Shapes.health())))))
                                 .bind()
                                 .map(disposable -> {
                                     started.metricsServer = disposable;
