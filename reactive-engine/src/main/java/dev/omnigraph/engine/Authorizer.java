@@ -23,6 +23,7 @@ public interface Authorizer {
             this.wireName = wireName;
         }
 
+        /** The name policies spell the action with. */
         public String wireName() {
             return wireName;
         }
