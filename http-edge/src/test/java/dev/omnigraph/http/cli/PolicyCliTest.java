@@ -85,4 +85,21 @@ class PolicyCliTest {
         assertThat(unknown.code()).isEqualTo(1);
         assertThat(unknown.err()).contains("unknown action 'fly'");
     }
+
+    @Test
+    void directWritesAreCheckedAsTheConfiguredActor() throws Exception {
+        Path bundle = Files.writeString(dir.resolve("policy.yaml"), BUNDLE);
+        Path root = CliRun.seededGraph(null, dir);
+        CliRun.ok(null, "branch", "create", root.toString(), "feature");
+        String add = "query addPerson($name: String) { insert Person { name: $name } }";
+        CliRun denied = CliRun.run(null, "--policy", bundle.toString(), "mutate", "addPerson", root.toString(), "-e", add,
+                "--params", "{\"name\":\"Eve\"}", "--as", "act-agent");
+        assertThat(denied.code()).as(denied.toString()).isEqualTo(1);
+        assertThat(denied.err()).contains("error[forbidden]").contains("change").contains("branch 'main'");
+        CliRun.ok(null, "--policy", bundle.toString(), "mutate", "addPerson", root.toString(), "-e", add,
+                "--params", "{\"name\":\"Eve\"}", "--branch", "feature", "--as", "act-agent");
+        CliRun anonymous = CliRun.run(null, "--policy", bundle.toString(), "mutate", "addPerson", root.toString(), "-e", add,
+                "--params", "{\"name\":\"Ann\"}", "--branch", "feature");
+        assertThat(anonymous.code()).as("no actor: refused").isEqualTo(1);
+    }
 }
