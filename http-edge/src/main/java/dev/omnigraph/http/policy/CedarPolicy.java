@@ -43,25 +43,39 @@ public final class CedarPolicy {
     private static final EntityTypeName GRAPH = type("Omnigraph::Graph");
     private static final EntityUID SERVER = new EntityUID(type("Omnigraph::Server"), "root");
     private static final int CACHE_LIMIT = 8192;
+    private static final int MAX_REMEMBERED_CHARS = 1024;
     private static final BasicAuthorizationEngine ENGINE = new BasicAuthorizationEngine();
 
     private final PolicyBundle bundle;
     private final PolicySet policies;
+    /** Each rule's permit, in rule order. */
+    private final List<Policy> rulePolicies;
+    /** The raw Cedar policies: they may name any actor or action, so every question gets them. */
+    private final List<Policy> rawPolicies;
     private final Map<String, Set<Entity>> entitiesByActor;
     private final Map<AccessRequest, Decision> decided = new ConcurrentHashMap<>();
+    /** The policies that can apply to an (actor, action): its groups' rules for the action, and the raw ones. */
+    private final Map<String, PolicySet> relevant = new ConcurrentHashMap<>();
 
-    private CedarPolicy(PolicyBundle bundle, PolicySet policies, Map<String, Set<Entity>> entitiesByActor) {
+    private CedarPolicy(PolicyBundle bundle, PolicySet policies, List<Policy> rulePolicies, List<Policy> rawPolicies,
+                        Map<String, Set<Entity>> entitiesByActor) {
         this.bundle = bundle;
         this.policies = policies;
+        this.rulePolicies = rulePolicies;
+        this.rawPolicies = rawPolicies;
         this.entitiesByActor = entitiesByActor;
     }
 
     /** Compiles a bundle; raw Cedar that does not parse is a {@link ParseError} at the bundle's {@code cedar} key. */
     public static CedarPolicy compile(PolicyBundle bundle) {
         Set<Policy> set = new LinkedHashSet<>();
+        List<Policy> rules = new ArrayList<>();
         for (PolicyBundle.Rule rule : bundle.rules()) {
-            set.add(new Policy(permit(rule), rule.id()));
+            Policy permit = new Policy(permit(rule), rule.id());
+            rules.add(permit);
+            set.add(permit);
         }
+        List<Policy> raws = new ArrayList<>();
         if (!bundle.cedar().isBlank()) {
             try {
                 int index = 0;
@@ -74,7 +88,9 @@ public final class CedarPolicy {
                         throw new ParseError(bundle.origin(), bundle.cedarLine(), 1, id, "Cedar policy id '" + id
                                 + "' is used twice (a rule or another @id has it)");
                     }
-                    set.add(new Policy(raw.policySrc, id));
+                    Policy renamed = new Policy(raw.policySrc, id);
+                    raws.add(renamed);
+                    set.add(renamed);
                 }
             } catch (AuthException e) {
                 throw new ParseError(bundle.origin(), bundle.cedarLine(), 1, "cedar", "the Cedar policies do not parse: "
@@ -82,10 +98,10 @@ public final class CedarPolicy {
             }
         }
         Map<String, Set<Entity>> entities = entities(bundle);
-        CedarPolicy compiled = new CedarPolicy(bundle, new PolicySet(set), entities);
+        CedarPolicy compiled = new CedarPolicy(bundle, new PolicySet(set), List.copyOf(rules), List.copyOf(raws), entities);
         try {
-            // One evaluation now, so a policy Cedar cannot load fails at load time, not on the first request.
-            compiled.evaluate(AccessRequest.of("", PolicyAction.READ, "", "main", null));
+            // One evaluation of every policy now, so a policy Cedar cannot load fails at load time, not on a request.
+            compiled.evaluate(AccessRequest.of("", PolicyAction.READ, "", "main", null), compiled.policies);
         } catch (AuthException e) {
             throw new ParseError(bundle.origin(), Math.max(1, bundle.cedarLine()), 1, "cedar",
                     "the policies do not load into Cedar: " + e.getMessage());
@@ -116,16 +132,54 @@ public final class CedarPolicy {
         if (known != null) return known;
         Decision decision;
         try {
-            decision = evaluate(request);
+            decision = evaluate(request, relevant(request.actor().orElse(""), request.action()));
         } catch (AuthException e) {
             decision = Decision.deny("the policy could not be evaluated: " + e.getMessage());
         }
-        if (decided.size() >= CACHE_LIMIT) decided.clear();
-        decided.put(request, decision);
+        // Only short questions are remembered: a hostile caller sending megabyte branch names must not fill the heap.
+        if (rememberable(request)) {
+            if (decided.size() >= CACHE_LIMIT) decided.clear();
+            decided.put(request, decision);
+        }
         return decision;
     }
 
-    private Decision evaluate(AccessRequest request) throws AuthException {
+    private static boolean rememberable(AccessRequest request) {
+        long length = request.actor().map(String::length).orElse(0) + request.branch().map(String::length).orElse(0)
+                + request.targetBranch().map(String::length).orElse(0) + (request.graph() == null ? 0 : request.graph().length());
+        return length <= MAX_REMEMBERED_CHARS;
+    }
+
+    /**
+     * The policies that can decide questions of {@code actor} about {@code action}: a rule whose group the actor is
+     * not in, or whose actions do not include this one, can never apply, and Cedar's cost grows with the policies
+     * it is given. Cached natively by Cedar (parsed once) and here, bounded.
+     */
+    private PolicySet relevant(String actor, PolicyAction action) {
+        String key = actor + "\u0000" + action.wireName();
+        PolicySet known = relevant.get(key);
+        if (known != null) return known;
+        Set<String> groups = new HashSet<>();
+        bundle.groups().forEach((group, members) -> {
+            if (members.contains(actor)) groups.add(group);
+        });
+        Set<Policy> subset = new LinkedHashSet<>();
+        for (int i = 0; i < rulePolicies.size(); i++) {
+            PolicyBundle.Rule rule = bundle.rules().get(i);
+            if (groups.contains(rule.group()) && rule.actions().contains(action)) subset.add(rulePolicies.get(i));
+        }
+        subset.addAll(rawPolicies);
+        PolicySet set = new PolicySet(subset);
+        try {
+            set.cache();
+        } catch (Exception e) {
+            // Uncached, Cedar parses the set on every call: slower, still correct.
+        }
+        if (relevant.size() < CACHE_LIMIT && actor.length() <= MAX_REMEMBERED_CHARS) relevant.put(key, set);
+        return set;
+    }
+
+    private Decision evaluate(AccessRequest request, PolicySet policies) throws AuthException {
         String actor = request.actor().orElse("");
         EntityUID principal = new EntityUID(ACTOR, actor);
         EntityUID resource = request.action().serverWide() ? SERVER

@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import reactor.netty.NettyPipeline;
 
 /**
- * What the edge adds to every connection's pipeline, below the routes: the connection cap, the deadline for a
+ * What the edge adds to every connection's pipeline, below the routes: the connection cap (past it, only a health
+ * or metrics probe is served, see {@link OverCap}), the deadline for a
  * request head (a client that sends half a request line and stalls is closed, however it trickles), and JSON
  * answers for requests the HTTP decoder refused (414 line too long, 431 headers too large, 400 malformed head or
  * body framing) where Reactor Netty would send an empty body. Refusals are written, the output is half-closed, and the connection is

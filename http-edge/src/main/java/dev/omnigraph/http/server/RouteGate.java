@@ -54,6 +54,10 @@ final class RouteGate {
         Gate gate = ex.gate().orElseThrow();
         return graph.onErrorMap(e -> e instanceof HttpProblem p && p.status() == 404
                         && !gate.allows(PolicyAction.GRAPH_LIST, null, null),
-                e -> new HttpProblem(403, "forbidden", "not allowed: graph '" + gate.graph() + "'"));
+                e -> {
+                    gate.owner().audit(gate.request(PolicyAction.GRAPH_LIST, null, null),
+                            dev.omnigraph.http.policy.Decision.deny("an unknown graph, asked by an actor without graph_list"));
+                    return new HttpProblem(403, "forbidden", "not allowed: graph '" + gate.graph() + "'");
+                });
     }
 }
