@@ -44,6 +44,21 @@ public final class CedarPolicy {
     private static final EntityUID SERVER = new EntityUID(type("Omnigraph::Server"), "root");
     private static final int CACHE_LIMIT = 8192;
     private static final int MAX_REMEMBERED_CHARS = 1024;
+    /**
+     * At most this many (group combination, action) policy sets are prepared per bundle. Cedar keeps prepared sets
+     * in one process-wide table (freed when a set is collected, e.g. after a reload), raised here to
+     * {@link #PREPARED_PROCESS_LIMIT}; a set that finds it full is simply not prepared.
+     */
+    private static final int PREPARED_LIMIT = 2048;
+    private static final int PREPARED_PROCESS_LIMIT = 16_384;
+
+    static {
+        try {
+            PolicySet.setCacheMaxPolicySets(PREPARED_PROCESS_LIMIT);
+        } catch (RuntimeException | UnsatisfiedLinkError e) {
+            // Cedar's default table size stays: fewer sets are prepared, decisions are the same.
+        }
+    }
     private static final BasicAuthorizationEngine ENGINE = new BasicAuthorizationEngine();
 
     private final PolicyBundle bundle;
@@ -54,8 +69,10 @@ public final class CedarPolicy {
     private final List<Policy> rawPolicies;
     private final Map<String, Set<Entity>> entitiesByActor;
     private final Map<AccessRequest, Decision> decided = new ConcurrentHashMap<>();
-    /** The policies that can apply to an (actor, action): its groups' rules for the action, and the raw ones. */
-    private final Map<String, PolicySet> relevant = new ConcurrentHashMap<>();
+    /** Each actor's groups. */
+    private final Map<String, Set<String>> groupsByActor;
+    /** Prepared policy sets by (group combination, action): those groups' rules for the action, and the raw ones. */
+    private final Map<String, PolicySet> relevant = new HashMap<>();
 
     private CedarPolicy(PolicyBundle bundle, PolicySet policies, List<Policy> rulePolicies, List<Policy> rawPolicies,
                         Map<String, Set<Entity>> entitiesByActor) {
@@ -64,6 +81,11 @@ public final class CedarPolicy {
         this.rulePolicies = rulePolicies;
         this.rawPolicies = rawPolicies;
         this.entitiesByActor = entitiesByActor;
+        Map<String, Set<String>> groups = new HashMap<>();
+        bundle.groups().forEach((group, members) -> members.forEach(actor ->
+                groups.computeIfAbsent(actor, a -> new HashSet<>()).add(group)));
+        groups.replaceAll((actor, set) -> Set.copyOf(set));
+        this.groupsByActor = Map.copyOf(groups);
     }
 
     /** Compiles a bundle; raw Cedar that does not parse is a {@link ParseError} at the bundle's {@code cedar} key. */
@@ -99,6 +121,7 @@ public final class CedarPolicy {
         }
         Map<String, Set<Entity>> entities = entities(bundle);
         CedarPolicy compiled = new CedarPolicy(bundle, new PolicySet(set), List.copyOf(rules), List.copyOf(raws), entities);
+        compiled.prepare();
         try {
             // One evaluation of every policy now, so a policy Cedar cannot load fails at load time, not on a request.
             compiled.evaluate(AccessRequest.of("", PolicyAction.READ, "", "main", null), compiled.policies);
@@ -153,30 +176,49 @@ public final class CedarPolicy {
     /**
      * The policies that can decide questions of {@code actor} about {@code action}: a rule whose group the actor is
      * not in, or whose actions do not include this one, can never apply, and Cedar's cost grows with the policies
-     * it is given. Cached natively by Cedar (parsed once) and here, bounded.
+     * it is handed. Prepared when the bundle is compiled (see {@link #prepare}); built here, unprepared, only for a
+     * bundle with more group combinations than are prepared.
      */
     private PolicySet relevant(String actor, PolicyAction action) {
-        String key = actor + "\u0000" + action.wireName();
-        PolicySet known = relevant.get(key);
-        if (known != null) return known;
-        Set<String> groups = new HashSet<>();
-        bundle.groups().forEach((group, members) -> {
-            if (members.contains(actor)) groups.add(group);
-        });
+        Set<String> groups = groupsByActor.getOrDefault(actor, Set.of());
+        PolicySet known = relevant.get(key(groups, action));
+        return known != null ? known : subset(groups, action);
+    }
+
+    private static String key(Set<String> groups, PolicyAction action) {
+        return action.wireName() + "\u0000" + String.join("\u0000", new java.util.TreeSet<>(groups));
+    }
+
+    private PolicySet subset(Set<String> groups, PolicyAction action) {
         Set<Policy> subset = new LinkedHashSet<>();
         for (int i = 0; i < rulePolicies.size(); i++) {
             PolicyBundle.Rule rule = bundle.rules().get(i);
             if (groups.contains(rule.group()) && rule.actions().contains(action)) subset.add(rulePolicies.get(i));
         }
         subset.addAll(rawPolicies);
-        PolicySet set = new PolicySet(subset);
-        try {
-            set.cache();
-        } catch (Exception e) {
-            // Uncached, Cedar parses the set on every call: slower, still correct.
+        return new PolicySet(subset);
+    }
+
+    /**
+     * Builds the policy set of every (group combination, action), up to {@link #PREPARED_LIMIT}, and has Cedar
+     * parse and keep each ({@code PolicySet.cache}). Runs when the bundle is compiled, on the loading thread:
+     * caching draws a random key, which may read {@code /dev/urandom}, so it must never run on an event loop.
+     */
+    private void prepare() {
+        Set<Set<String>> combinations = new LinkedHashSet<>(groupsByActor.values());
+        combinations.add(Set.of());
+        if ((long) combinations.size() * PolicyAction.values().length > PREPARED_LIMIT) return;
+        for (Set<String> groups : combinations) {
+            for (PolicyAction action : PolicyAction.values()) {
+                PolicySet set = subset(groups, action);
+                try {
+                    set.cache();
+                } catch (Exception e) {
+                    // Uncached, Cedar parses the set on every call: slower, still correct.
+                }
+                relevant.put(key(groups, action), set);
+            }
         }
-        if (relevant.size() < CACHE_LIMIT && actor.length() <= MAX_REMEMBERED_CHARS) relevant.put(key, set);
-        return set;
     }
 
     private Decision evaluate(AccessRequest request, PolicySet policies) throws AuthException {
