@@ -144,6 +144,10 @@ final class ServeCommand implements Callable<Integer> {
         OmnigraphServer server = OmnigraphServer.start(services, config, policy).block();
         dev.omnigraph.http.server.PolicyReloader reloader = dev.omnigraph.http.server.PolicyReloader.start(policy)
                 .onHangup();
+        // A refused reload is logged as a warning; an applied one is news for the operator too.
+        policy.onReload(reload -> {
+            if (reload.applied()) out.println(reload.message());
+        });
         if (json) {
             out.println(server.describe());
         } else {

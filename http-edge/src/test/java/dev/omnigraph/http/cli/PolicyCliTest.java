@@ -102,4 +102,17 @@ class PolicyCliTest {
                 "--params", "{\"name\":\"Ann\"}", "--branch", "feature");
         assertThat(anonymous.code()).as("no actor: refused").isEqualTo(1);
     }
+
+    @Test
+    void serveRefusesABadBundleOrABundleWithoutTokens() throws Exception {
+        Path root = CliRun.seededGraph(null, dir);
+        Path bad = Files.writeString(dir.resolve("bad.yaml"), "version: 1\ngroups: { a: [] }\n");
+        CliRun refused = CliRun.run(null, "serve", root.toString(), "--port", "0", "--policy", bad.toString());
+        assertThat(refused.code()).as(refused.toString()).isEqualTo(1);
+        assertThat(refused.err()).contains("error[parse_error]: bad.yaml:2:").contains("has no actors");
+        Path good = Files.writeString(dir.resolve("policy.yaml"), BUNDLE);
+        CliRun noTokens = CliRun.run(null, "serve", root.toString(), "--port", "0", "--policy", good.toString());
+        assertThat(noTokens.code()).as(noTokens.toString()).isEqualTo(1);
+        assertThat(noTokens.err()).contains("error[bad_request]: a policy needs bearer tokens");
+    }
 }
