@@ -9,7 +9,7 @@ public final class Scenarios {
             "nearest-indexed", "bm25-search", "s3-roots", "maintained-history", "file-format", "blob-range", "change-cost",
             "single-insert-metrics");
     /** Scenarios run only when named (too slow for a full run here). */
-    public static final List<String> ON_DEMAND = List.of("scale-reads");
+    public static final List<String> ON_DEMAND = List.of("scale-reads", "authz-cost");
 
     private Scenarios() {
     }
@@ -36,6 +36,7 @@ public final class Scenarios {
             case "change-cost" -> new ChangeCost();
             case "single-insert-metrics" -> new SingleInsertMetrics();
             case "scale-reads" -> new ScaleReads();
+            case "authz-cost" -> new AuthzCost();
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
     }

@@ -21,6 +21,8 @@ final class GraphBranching {
     Mono<BranchResult.Created> create(String name, Optional<String> from) {
         return Mono.defer(() -> {
             graph.requireWritable("branch create");
+            graph.authorize(Authorizer.Action.BRANCH_CREATE, Optional.empty(),
+                    Optional.of(from.orElse(GraphBranches.MAIN)), Optional.of(name));
             return new BranchControl(graph.writeContext()).create(name, from);
         });
     }
@@ -28,6 +30,7 @@ final class GraphBranching {
     Mono<BranchResult.Deleted> delete(String name) {
         return Mono.defer(() -> {
             graph.requireWritable("branch delete");
+            graph.authorize(Authorizer.Action.BRANCH_DELETE, Optional.empty(), Optional.empty(), Optional.of(name));
             return new BranchControl(graph.writeContext()).delete(name);
         });
     }
@@ -37,6 +40,7 @@ final class GraphBranching {
             GraphWrites.requireValidText(source, actorId, Optional.empty());
             GraphWrites.requireValidText(target, Optional.empty(), Optional.empty());
             graph.requireWritable("branch merge");
+            graph.authorize(Authorizer.Action.BRANCH_MERGE, actorId, Optional.of(source), Optional.of(target));
             BranchMerge merge = new BranchMerge(graph.writeContext());
             return deleteSource ? merge.mergeThenDelete(source, target, actorId, this::delete)
                     : merge.merge(source, target, actorId);

@@ -58,6 +58,7 @@ final class GraphWrites {
         return schema.refreshed().then(Mono.defer(() -> {
             requireValidText(branch, options.actorId(), options.ifGraphCommit());
             graph.requireWritable("mutation");
+            graph.authorize(Authorizer.Action.CHANGE, options.actorId(), Optional.of(branch), Optional.empty());
             Optional<String> key = options.idempotencyKey().map(IdempotencyKeys::valid);
             CompiledQuery compiled = QueryCompiler.compile(source, queryName, graph.acceptedSchema().catalog());
             if (!(compiled instanceof MutationPlan plan)) {
@@ -97,6 +98,7 @@ final class GraphWrites {
         return schema.refreshed().then(Mono.defer(() -> {
             requireValidText(branch, options.actorId(), options.ifGraphCommit());
             graph.requireWritable("load");
+            graph.authorize(Authorizer.Action.CHANGE, options.actorId(), Optional.of(branch), Optional.empty());
             Optional<IdempotencyKeys.LoadHash> hash = IdempotencyKeys.load(branch, mode, options);
             Flux<LoadRecord> records = read.apply(reader(), hash);
             return compacting(branch, new Loader(graph.writeContext()).load(branch, mode, records,
@@ -136,6 +138,8 @@ final class GraphWrites {
     Mono<SchemaApplyResult> applySchema(String source, boolean allowDataLoss, Optional<String> actorId) {
         return schema.refreshed().then(Mono.defer(() -> {
             graph.requireWritable("schema apply");
+            graph.authorize(Authorizer.Action.SCHEMA_APPLY, actorId, Optional.empty(),
+                    Optional.of(dev.omnigraph.storage.manifest.GraphBranches.MAIN));
             return SchemaEvolution.applier(graph.writeContext(), graph.files(), schema.current())
                     .apply(source, allowDataLoss, actorId)
                     .flatMap(result -> result.applied()

@@ -81,6 +81,8 @@ public final class Omnigraph implements AutoCloseable {
     private volatile IdempotencySettings idempotency = IdempotencySettings.fromEnvironment();
     /** Metrics, observations and write logs; {@link dev.omnigraph.engine.observe.EngineTelemetry#NONE} unless configured. */
     private volatile dev.omnigraph.engine.observe.EngineTelemetry telemetry = dev.omnigraph.engine.observe.EngineTelemetry.NONE;
+    /** Asked before every write; null means none (every write runs). */
+    private volatile Authorizer authorizer;
     private final GraphReads reads;
     private final GraphWrites writes;
     private final GraphBranching branching;
@@ -220,6 +222,7 @@ public final class Omnigraph implements AutoCloseable {
 
     /** Applies a builder's per-handle settings (limits, idempotency) to this newly opened handle. */
     void configure(OmnigraphBuilder.HandleSettings settings) {
+        this.authorizer = settings.authorizer();
         this.limits = settings.writeLimits();
         this.queryLimits = settings.queryLimits();
         if (settings.idempotency() != null) {
@@ -228,6 +231,21 @@ public final class Omnigraph implements AutoCloseable {
         this.telemetry = settings.telemetry();
         if (settings.meters() != null) {
             bindMeters(settings.meters());
+        }
+    }
+
+    /**
+     * Refuses a write the handle's authorizer denies, before any work; a no-op without one. The message names the
+     * action and the branches, never why.
+     */
+    void authorize(Authorizer.Action action, Optional<String> actor, Optional<String> branch, Optional<String> target) {
+        Authorizer current = authorizer;
+        if (current == null) return;
+        if (!current.allows(new Authorizer.Access(actor, action, branch, target))) {
+            StringBuilder what = new StringBuilder("not allowed: ").append(action.wireName());
+            branch.ifPresent(b -> what.append(", branch '").append(b).append('\''));
+            target.ifPresent(b -> what.append(", target branch '").append(b).append('\''));
+            throw new dev.omnigraph.storage.error.Forbidden(action.wireName(), what.toString());
         }
     }
 

@@ -165,6 +165,15 @@ public final class OmnigraphBuilder {
     }
 
     /**
+     * Asks {@code authorizer} before every write through the handle (mutate, load, schema apply, branch create,
+     * delete and merge) and refuses a denied one with {@code Forbidden}, before any work. Without one every write
+     * runs (the HTTP edge decides its own requests; this is for embedders and the CLI).
+     */
+    public OmnigraphBuilder authorizer(Authorizer authorizer) {
+        return with(settings.withAuthorizer(Objects.requireNonNull(authorizer, "authorizer")));
+    }
+
+    /**
      * Creates a new graph here with {@code schemaSource} (a {@code .pg} text): the schema contract files, one empty
      * Lance dataset per node/edge type and the {@code __manifest} registering them, then holds it read-write.
      * Refused when the root already holds a graph; an interrupted init leaves a root that an open refuses as
@@ -227,28 +236,32 @@ public final class OmnigraphBuilder {
      * registry, issue 34's authorizer) is one more component here and one more setter on the builder.
      */
     record HandleSettings(WriteLimits writeLimits, QueryLimits queryLimits, IdempotencySettings idempotency,
-                          MeterRegistry meters, ObservationRegistry observations) {
+                          MeterRegistry meters, ObservationRegistry observations, Authorizer authorizer) {
         static final HandleSettings DEFAULTS = new HandleSettings(WriteLimits.DEFAULT, QueryLimits.DEFAULT, null,
-                null, null);
+                null, null, null);
+
+        HandleSettings withAuthorizer(Authorizer newAuthorizer) {
+            return new HandleSettings(writeLimits, queryLimits, idempotency, meters, observations, newAuthorizer);
+        }
 
         HandleSettings withWriteLimits(WriteLimits limits) {
-            return new HandleSettings(limits, queryLimits, idempotency, meters, observations);
+            return new HandleSettings(limits, queryLimits, idempotency, meters, observations, authorizer);
         }
 
         HandleSettings withQueryLimits(QueryLimits limits) {
-            return new HandleSettings(writeLimits, limits, idempotency, meters, observations);
+            return new HandleSettings(writeLimits, limits, idempotency, meters, observations, authorizer);
         }
 
         HandleSettings withIdempotency(IdempotencySettings settings) {
-            return new HandleSettings(writeLimits, queryLimits, settings, meters, observations);
+            return new HandleSettings(writeLimits, queryLimits, settings, meters, observations, authorizer);
         }
 
         HandleSettings withMeters(MeterRegistry registry) {
-            return new HandleSettings(writeLimits, queryLimits, idempotency, registry, observations);
+            return new HandleSettings(writeLimits, queryLimits, idempotency, registry, observations, authorizer);
         }
 
         HandleSettings withObservations(ObservationRegistry registry) {
-            return new HandleSettings(writeLimits, queryLimits, idempotency, meters, registry);
+            return new HandleSettings(writeLimits, queryLimits, idempotency, meters, registry, authorizer);
         }
 
         /** The handle's instrumentation: {@link EngineTelemetry#NONE} unless a registry was given. */

@@ -26,7 +26,7 @@ final class Cli {
      * closes the graph when it ends (see {@link OmnigraphCli#opened}).
      */
     static Omnigraph open(OmnigraphCli cli, GraphRoot root, OpenMode mode) {
-        return cli.opened(Omnigraph.at(root).services(cli.services()).open(mode).block());
+        return cli.opened(CliPolicy.apply(Omnigraph.at(root).services(cli.services()), cli.policy, root).open(mode).block());
     }
 
     /** As {@link #open(OmnigraphCli, GraphRoot, OpenMode)}, observed on {@code observations} (progress). */

@@ -24,7 +24,8 @@ import reactor.core.Exceptions;
         subcommands = {InitCommand.class, LoadCommand.class, QueryCommand.class, MutateCommand.class,
                 SnapshotCommand.class, CommitCommand.class, ChangesCommand.class, BranchCommand.class, ExportCommand.class, RecoveryCommand.class, RepairCommand.class, CleanupCommand.class, OptimizeCommand.class,
                 FailpointsCommand.class, CheckCommand.class, ServeCommand.class, SchemaCommand.class,
-                DemoCommand.class, QueriesCommand.class, BlobCommand.class, IndexCommand.class, CommandLine.HelpCommand.class})
+                DemoCommand.class, QueriesCommand.class, BlobCommand.class, IndexCommand.class, PolicyCommand.class,
+                CommandLine.HelpCommand.class})
 public final class OmnigraphCli {
     public static final int OK = 0;
     public static final int ERROR = 1;
@@ -45,6 +46,9 @@ public final class OmnigraphCli {
     @CommandLine.Option(names = "--s3-path-style", arity = "1", paramLabel = "<true|false>", description = "Path-style "
             + "S3 addressing (else $OMNIGRAPH_S3_PATH_STYLE; default: on when an endpoint is given).")
     Boolean s3PathStyle;
+    @CommandLine.Option(names = "--policy", paramLabel = "<bundle>", description = "Check every direct write of "
+            + "this run against a policy bundle, as the --as actor (a write without one is refused).")
+    java.nio.file.Path policy;
     private StorageServices created;
     /** Every graph this run opened: closed (leases given back) before the run returns. */
     private final java.util.List<dev.omnigraph.engine.Omnigraph> opened = new java.util.ArrayList<>();

@@ -71,6 +71,9 @@ final class ServeCommand implements Callable<Integer> {
             description = "Open connections beyond this are answered 503 and closed (default: ${DEFAULT-VALUE}).")
     int maxConnections;
 
+    @picocli.CommandLine.Mixin
+    PolicyOptions policy;
+
     @Option(names = "--json", description = "Print the start-up banner as JSON.")
     boolean json;
 
@@ -102,7 +105,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         config = config.withQueryLimits(QueryLimitOptions.of(queryLimits, config.queryLimits()));
         logs.apply();
-        return serve(cli.services(), config, cli.out, json);
+        return serve(cli.services(), config, policy.load(), cli.out, json);
     }
 
     /** {@code host:port} as an unresolved address; a typed error naming {@code option} otherwise. */
@@ -143,7 +146,18 @@ final class ServeCommand implements Callable<Integer> {
 
     /** Starts the server, prints where it listens, and blocks this (main) thread until shutdown or interruption. */
     static int serve(StorageServices services, OmnigraphServer.Config config, PrintStream out, boolean json) {
-        OmnigraphServer server = OmnigraphServer.start(services, config).block();
+        return serve(services, config, dev.omnigraph.http.server.ServerPolicy.none(), out, json);
+    }
+
+    static int serve(StorageServices services, OmnigraphServer.Config config,
+                     dev.omnigraph.http.server.ServerPolicy policy, PrintStream out, boolean json) {
+        OmnigraphServer server = OmnigraphServer.start(services, config, policy).block();
+        dev.omnigraph.http.server.PolicyReloader reloader = dev.omnigraph.http.server.PolicyReloader.start(policy)
+                .onHangup();
+        // A refused reload is logged as a warning; an applied one is news for the operator too.
+        policy.onReload(reload -> {
+            if (reload.applied()) out.println(reload.message());
+        });
         if (json) {
             out.println(server.describe());
         } else {
@@ -153,6 +167,8 @@ final class ServeCommand implements Callable<Integer> {
                     + " at " + url);
             out.println(server.authEnabled() ? "auth: bearer tokens required"
                     : "auth: off (no tokens configured), so listening on loopback only");
+            out.println(policy.enabled() ? "authorization: policy enforced (reloaded on file change or SIGHUP)"
+                    : "authorization: none (every authenticated caller may do anything; see serve --policy)");
             String auth = server.authEnabled() ? " -H 'Authorization: Bearer <token>'" : "";
             out.println("try:  curl" + auth + " " + url + server.singleGraphId().map(id -> "/snapshot").orElse("/graphs"));
             out.println("stop: Ctrl-C (in-flight requests finish first)");
@@ -168,6 +184,7 @@ final class ServeCommand implements Callable<Integer> {
             // Interrupted while waiting (embedding, tests): clear the flag so the graceful shutdown can wait.
             Thread.interrupted();
         } finally {
+            reloader.close();
             stop.run();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);

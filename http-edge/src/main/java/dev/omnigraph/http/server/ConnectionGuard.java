@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
@@ -27,7 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import reactor.netty.NettyPipeline;
 
 /**
- * What the edge adds to every connection's pipeline, below the routes: the connection cap, the deadline for a
+ * What the edge adds to every connection's pipeline, below the routes: the connection cap (past it, only a health
+ * or metrics probe is served, see {@link OverCap}), the deadline for a
  * request head (a client that sends half a request line and stalls is closed, however it trickles), and JSON
  * answers for requests the HTTP decoder refused (414 line too long, 431 headers too large, 400 malformed head or
  * body framing) where Reactor Netty would send an empty body. Refusals are written, the output is half-closed, and the connection is
@@ -55,25 +57,65 @@ final class ConnectionGuard {
         int now = open.incrementAndGet();
         channel.closeFuture().addListener(f -> open.decrementAndGet());
         if (now > limits.maxConnections()) {
-            channel.pipeline().addFirst("omnigraph.refuse", new ChannelInboundHandlerAdapter() {
-                @Override
-                public void channelActive(ChannelHandlerContext ctx) {
-                    HttpProblem full = new HttpProblem(503, "too_many_requests", "the server has "
-                            + limits.maxConnections() + " connections open, its limit; retry shortly");
-                    answerAndClose(ctx, encode(full, "Retry-After: 1\r\n"));
-                }
-
-                @Override
-                public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                    ReferenceCountUtil.release(msg);
-                }
-            });
+            channel.pipeline().addAfter(NettyPipeline.HttpCodec, "omnigraph.overCap", new OverCap());
             return;
         }
         HeadDeadline deadline = new HeadDeadline();
         channel.pipeline().addBefore(NettyPipeline.HttpCodec, "omnigraph.headDeadline", deadline.bytes());
         channel.pipeline().addAfter(NettyPipeline.HttpCodec, "omnigraph.decoded", deadline.messages());
         channel.pipeline().addAfter(NettyPipeline.HttpCodec, "omnigraph.responses", deadline.responses());
+    }
+
+    /**
+     * A connection past the cap. Its request head is awaited (for at most the read timeout from connecting): a
+     * liveness or metrics probe ({@code GET /healthz}, {@code GET /metrics}) is served and the connection closed
+     * after it, so an orchestrator does not kill a server that is only being flooded with idle connections; any
+     * other request is answered 503 {@code too_many_requests} and closed, and so is a connection that sends nothing.
+     */
+    private final class OverCap extends ChannelInboundHandlerAdapter {
+        private boolean probe;
+        private boolean refused;
+        private ScheduledFuture<?> timer;
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            timer = ctx.executor().schedule(() -> ctx.channel().close(), limits.readTimeout().toMillis(),
+                    TimeUnit.MILLISECONDS);
+            ctx.channel().closeFuture().addListener(f -> timer.cancel(false));
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (refused) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            if (msg instanceof HttpRequest request) {
+                timer.cancel(false);
+                probe = !probe && isProbe(request) && request.decoderResult().isSuccess();
+                if (!probe) {
+                    refused = true;
+                    ReferenceCountUtil.release(msg);
+                    HttpProblem full = new HttpProblem(503, "too_many_requests", "the server has "
+                            + limits.maxConnections() + " connections open, its limit; retry shortly");
+                    answerAndClose(ctx, encode(full, "Retry-After: 1\r\n"));
+                    return;
+                }
+                // One probe per connection: the answer closes it, so the slot it borrowed is given back at once.
+                HttpUtil.setKeepAlive(request, false);
+            }
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    /** A liveness or metrics probe: served even past the connection cap. */
+    static boolean isProbe(HttpRequest request) {
+        String method = request.method().name();
+        if (!method.equals("GET") && !method.equals("HEAD")) return false;
+        String uri = request.uri();
+        int query = uri.indexOf('?');
+        String path = query < 0 ? uri : uri.substring(0, query);
+        return path.equals("/healthz") || path.equals("/metrics");
     }
 
     /** A refusal as raw HTTP/1.1 bytes: written below the codec, so it works at any point of the exchange. */

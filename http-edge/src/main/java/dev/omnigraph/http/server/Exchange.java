@@ -45,9 +45,19 @@ final class Exchange {
     final Optional<String> actor;
     final ServerLimits limits;
     private final Scheduler loop;
+    /** The request's authorization (null before the caller is known). */
+    private final Gate gate;
+    /** The JSON body, when it was read before the authorization decision. */
+    private final JsonNode readBody;
 
     private Exchange(HttpServerRequest request, HttpServerResponse response, String requestId, Scheduler loop,
                      Map<String, List<String>> query, Optional<String> actor, ServerLimits limits) {
+        this(request, response, requestId, loop, query, actor, limits, null, null);
+    }
+
+    private Exchange(HttpServerRequest request, HttpServerResponse response, String requestId, Scheduler loop,
+                     Map<String, List<String>> query, Optional<String> actor, ServerLimits limits, Gate gate,
+                     JsonNode readBody) {
         this.request = request;
         this.response = response;
         this.requestId = requestId;
@@ -55,6 +65,23 @@ final class Exchange {
         this.query = query;
         this.actor = actor;
         this.limits = limits;
+        this.gate = gate;
+        this.readBody = readBody;
+    }
+
+    /** The same request under {@code requestGate}, the one authorization every decision of it uses. */
+    Exchange gated(Gate requestGate) {
+        return new Exchange(request, response, requestId, loop, query, actor, limits, requestGate, readBody);
+    }
+
+    /** The same request with its JSON body already read (for the authorization decision); the route reads it here. */
+    Exchange withBody(JsonNode body) {
+        return new Exchange(request, response, requestId, loop, query, actor, limits, gate, body);
+    }
+
+    /** The request's authorization; empty when no gate was set (no policy in force). */
+    Optional<Gate> gate() {
+        return Optional.ofNullable(gate);
     }
 
     /**
@@ -161,11 +188,13 @@ final class Exchange {
      * other connection of that loop.
      */
     Mono<JsonNode> jsonBody(boolean optional) {
+        if (readBody != null) return Mono.just(readBody).publishOn(Schedulers.parallel());
         return jsonObject(limits.bodyBytes(), optional);
     }
 
     /** A JSON body that may carry up to the load limit (the {@code /load} envelope); parsed as {@link #jsonBody}. */
     Mono<JsonNode> loadEnvelope() {
+        if (readBody != null) return Mono.just(readBody).publishOn(Schedulers.parallel());
         return jsonObject(limits.loadBodyBytes(), false);
     }
 

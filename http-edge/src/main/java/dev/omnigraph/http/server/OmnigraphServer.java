@@ -133,15 +133,20 @@ public final class OmnigraphServer {
      * server binds loopback only, whatever host was asked for, and logs that it did.
      */
     public static Mono<OmnigraphServer> start(StorageServices services, Config requested) {
-        return start(services, requested, ObservationRegistry.NOOP);
+        return start(services, requested, ServerPolicy.none(), ObservationRegistry.NOOP);
+    }
+
+    /** As {@link #start(StorageServices, Config)}, authorizing every request with {@code policy} (docs/authorization.md). */
+    public static Mono<OmnigraphServer> start(StorageServices services, Config requested, ServerPolicy policy) {
+        return start(services, requested, policy, ObservationRegistry.NOOP);
     }
 
     /**
-     * As {@link #start(StorageServices, Config)}, with every request an observation on {@code observations} (and
-     * the engine's write, query and maintenance observations its children), for a caller that bridges them to a
-     * tracer; the request log line then carries the tracer's trace id.
+     * As {@link #start(StorageServices, Config, ServerPolicy)}, with every request an observation on
+     * {@code observations} (and the engine's write, query and maintenance observations its children), for a caller
+     * that bridges them to a tracer; the request log line then carries the tracer's trace id.
      */
-    public static Mono<OmnigraphServer> start(StorageServices services, Config requested,
+    public static Mono<OmnigraphServer> start(StorageServices services, Config requested, ServerPolicy policy,
                                               ObservationRegistry observations) {
         ServerMetrics metrics = new ServerMetrics();
         GraphRegistry registry = GraphRegistry.create(ServerMetrics.counted(services), requested.root(),
@@ -156,7 +161,9 @@ public final class OmnigraphServer {
                 LOG.info("no auth tokens configured: serving loopback only");
             }
         }
-        Routes routes = new Routes(registry, config.tokens(), metrics);
+        policy.requireTokens(config.tokens());
+        policy.bindMetrics(metrics.registry());
+        Routes routes = new Routes(registry, config.tokens(), metrics, policy);
         ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         OmnigraphServer omnigraph = new OmnigraphServer(registry, config, routes, connections, metrics,
                 new RequestTelemetry(observations, routes::template));
@@ -184,7 +191,11 @@ public final class OmnigraphServer {
                                 .host(address.getHostString()).port(address.getPort())
                                 .route(open -> open.get("/metrics", (req, res) -> res
                                         .header("Content-Type", ServerMetrics.CONTENT_TYPE)
-                                        .sendString(Mono.fromSupplier(metrics::scrape))))
+                                        .sendString(Mono.fromSupplier(metrics::scrape)))
+                                        // Liveness too, so an orchestrator's probe never competes with API traffic.
+                                        .get("/healthz", (req, res) -> res.header("Content-Type", Exchange.JSON)
+                                                .sendString(Mono.fromSupplier(() -> Json.text(
+                                                        dev.omnigraph.http.wire.Shapes.health())))))
                                 .bind()
                                 .map(disposable -> {
                                     started.metricsServer = disposable;

@@ -29,14 +29,20 @@ final class Routes {
 
     private final GraphRegistry registry;
     private final BearerTokens tokens;
+    private final ServerPolicy policy;
     private final List<Route> open;
     private final List<Route> top;
     private final List<Route> perGraph;
     private final JsonNode openApi;
 
     Routes(GraphRegistry registry, BearerTokens tokens, ServerMetrics metrics) {
+        this(registry, tokens, metrics, ServerPolicy.none());
+    }
+
+    Routes(GraphRegistry registry, BearerTokens tokens, ServerMetrics metrics, ServerPolicy policy) {
         this.registry = registry;
         this.tokens = tokens;
+        this.policy = policy;
         this.open = List.of(
                 new Route("GET", "healthz", (ex, g, v) -> ex.json(200, Shapes.health()),
                         ApiDoc.of("health", "Liveness and versions", "HealthOutput")),
@@ -130,9 +136,12 @@ final class Routes {
                     throw HttpProblem.unauthorized("missing or unknown bearer token (send Authorization: Bearer <token>)");
                 }
             }
-            Exchange ex = begun.resolved(target.query(), actor);
+            Exchange ex = RouteGate.gate(begun.resolved(target.query(), actor), policy);
             Optional<Matched> topRoute = match(top, method, segments, ex, target.rawPath());
-            if (topRoute.isPresent()) return topRoute.get().serve(ex, null);
+            if (topRoute.isPresent()) {
+                Matched top = topRoute.get();
+                return RouteGate.decide(top.route(), top.vars(), ex).flatMap(ready -> top.serve(ready, null));
+            }
             if (!segments.isEmpty() && segments.get(0).equals("graphs")) {
                 return graphRoute(ex, method, RequestTarget.decode(segments.get(1)), segments.subList(2, segments.size()),
                         target.rawPath());
@@ -157,8 +166,15 @@ final class Routes {
     private Mono<Void> graphRoute(Exchange ex, String method, String graphId, List<String> rest, String rawPath) {
         Matched matched = match(perGraph, method, rest, ex, rawPath).orElseThrow(() -> HttpProblem.notFound(
                 "no route " + method + " /" + String.join("/", rest) + " on a graph"));
-        return registry.graph(graphId).flatMap(graph -> matched.serve(ex, graph)
-                .onErrorResume(e -> ex.error(e, entityKinds(graph))));
+        if (ex.gate().isEmpty()) {
+            return registry.graph(graphId).flatMap(graph -> matched.serve(ex, graph)
+                    .onErrorResume(e -> ex.error(e, entityKinds(graph))));
+        }
+        // Decided before any work, the graph's lookup included; see RouteGate.
+        Exchange forGraph = ex.gated(ex.gate().get().forGraph(graphId));
+        return RouteGate.decide(matched.route(), matched.vars(), forGraph).flatMap(ready ->
+                RouteGate.hideUnknown(registry.graph(graphId), ready).flatMap(graph -> matched.serve(ready, graph)
+                        .onErrorResume(e -> ready.error(e, entityKinds(graph)))));
     }
 
     /** A route and the variables its path captured. */

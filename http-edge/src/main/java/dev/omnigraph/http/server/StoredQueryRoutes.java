@@ -3,6 +3,7 @@ package dev.omnigraph.http.server;
 import dev.omnigraph.engine.internal.HandleInternals;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.omnigraph.engine.Omnigraph;
+import dev.omnigraph.http.policy.PolicyAction;
 import dev.omnigraph.engine.ReadTarget;
 import dev.omnigraph.engine.WriteOptions;
 import dev.omnigraph.http.wire.HttpProblem;
@@ -68,6 +69,8 @@ final class StoredQueryRoutes {
                             + "idempotent invocation is for mutations");
                 }
                 ReadTarget target = ReadRoutes.target(body);
+                // The second gate: invoke_query let the caller reach the query; what it does is a read.
+                ex.gate().ifPresent(g -> g.require(PolicyAction.READ, RouteAccess.readBranch(body), null));
                 return graph.query(target, stored.source(), name, params)
                         .flatMap(out -> ReadRoutes.sendRows(ex, graph, out, target, false));
             }
@@ -75,6 +78,8 @@ final class StoredQueryRoutes {
                 throw HttpProblem.badRequest("a mutation writes a branch head; 'snapshot' is for reads");
             }
             String branch = Optional.ofNullable(ReadRoutes.text(body, "branch")).orElse(GraphBranches.MAIN);
+            // The second gate: what the stored mutation does is a change of its branch.
+            ex.gate().ifPresent(g -> g.require(PolicyAction.CHANGE, branch, null));
             WriteOptions options = WriteRoutes.writeOptions(ex, expected);
             return graph.mutate(branch, stored.source(), name, params, options)
                     .flatMap(outcome -> WriteRoutes.markReplay(ex, outcome)

@@ -157,6 +157,7 @@ public final class ErrorBodies {
         return switch (code) {
             case PARSE_ERROR, VALIDATION_ERROR, BAD_REQUEST, RESOURCE_LIMIT -> "bad_request";
             case NOT_FOUND -> "not_found";
+            case FORBIDDEN -> "forbidden";
             case KEY_CONFLICT, READ_SET_CONFLICT, MANIFEST_CONFLICT, CONFLICT, IDEMPOTENCY_KEY_REUSED -> "conflict";
             case PRECONDITION_FAILURE, RECOVERY_REQUIRED, QUERY_TIMEOUT, CHANGE_FEED_GAP, LEASE_LOST -> null;
             case CHANGE_DIFF_REFUSAL, MERGE_CONFLICTS -> "conflict";

@@ -93,7 +93,15 @@ public final class HttpFixture {
 
     /** A server whose requests (and the engine work they do) are observations on {@code observations}. */
     public OmnigraphServer start(OmnigraphServer.Config config, io.micrometer.observation.ObservationRegistry observations) {
-        server = OmnigraphServer.start(services, config, observations).block(Duration.ofSeconds(60));
+        server = OmnigraphServer.start(services, config, dev.omnigraph.http.server.ServerPolicy.none(), observations)
+                .block(Duration.ofSeconds(60));
+        client = HttpClient.newConnection().baseUrl(server.baseUrl()).responseTimeout(Duration.ofSeconds(120));
+        return server;
+    }
+
+    /** Starts a server that authorizes every request with {@code policy}. */
+    public OmnigraphServer start(OmnigraphServer.Config config, dev.omnigraph.http.server.ServerPolicy policy) {
+        server = OmnigraphServer.start(services, config, policy).block(Duration.ofSeconds(60));
         client = HttpClient.newConnection().baseUrl(server.baseUrl()).responseTimeout(Duration.ofSeconds(120));
         return server;
     }

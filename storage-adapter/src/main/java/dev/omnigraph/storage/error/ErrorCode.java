@@ -9,6 +9,7 @@ public enum ErrorCode {
     VALIDATION_ERROR("validation_error", 400),
     BAD_REQUEST("bad_request", 400),
     NOT_FOUND("not_found", 404),
+    FORBIDDEN("forbidden", 403),
     KEY_CONFLICT("key_conflict", 409),
     READ_SET_CONFLICT("read_set_conflict", 409),
     MANIFEST_CONFLICT("manifest_conflict", 409),

@@ -9,7 +9,8 @@ public abstract sealed class OmnigraphException extends RuntimeException
         permits ParseError, ValidationError, BadRequest, NotFound, KeyConflict, ReadSetChanged,
                 ManifestConflict, Conflict, CommitConflict, PreconditionFailed, ResourceLimitExceeded, UnsupportedStamp,
                 StorageFault, StorageOverloaded, RecoveryRequired, QueryTimeout,
-                IdempotencyKeyReused, ChangeDiffRefused, ChangeFeedGap, MergeConflicts, LeaseLost, BlobRangeNotSatisfiable {
+                IdempotencyKeyReused, ChangeDiffRefused, ChangeFeedGap, MergeConflicts, LeaseLost, BlobRangeNotSatisfiable,
+                Forbidden {
 
     private final ErrorCode code;
 
