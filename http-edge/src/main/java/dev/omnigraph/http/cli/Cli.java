@@ -26,16 +26,17 @@ final class Cli {
      * closes the graph when it ends (see {@link OmnigraphCli#opened}).
      */
     static Omnigraph open(OmnigraphCli cli, GraphRoot root, OpenMode mode) {
-        return cli.opened(CliPolicy.apply(Omnigraph.at(root).services(cli.services()), cli.policy, root).open(mode).block());
+        return open(cli, root, mode, io.micrometer.observation.ObservationRegistry.NOOP);
     }
 
     /** As {@link #open(OmnigraphCli, GraphRoot, OpenMode)}, observed on {@code observations} (progress). */
     static Omnigraph open(OmnigraphCli cli, GraphRoot root, OpenMode mode,
                           io.micrometer.observation.ObservationRegistry observations) {
-        if (observations.isNoop()) {
-            return open(cli, root, mode);
+        dev.omnigraph.engine.OmnigraphBuilder builder = Omnigraph.at(root).services(cli.services());
+        if (!observations.isNoop()) {
+            builder = builder.observationRegistry(observations);
         }
-        return cli.opened(Omnigraph.at(root).services(cli.services()).observationRegistry(observations).open(mode).block());
+        return cli.opened(CliPolicy.apply(builder, cli.policy, root).open(mode).block());
     }
 
     /**
