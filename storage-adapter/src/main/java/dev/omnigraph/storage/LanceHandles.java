@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.lance.Dataset;
@@ -31,6 +32,8 @@ final class LanceHandles {
         private final BufferAllocator allocator;
         private int users;
         private boolean retired;
+        /** What an open of this version answers, read once (a version never changes). */
+        private volatile TableSnapshot snapshot;
 
         private Handle(Dataset dataset, BufferAllocator allocator) {
             this.dataset = dataset;
@@ -40,15 +43,29 @@ final class LanceHandles {
         Dataset dataset() {
             return dataset;
         }
+
+        TableSnapshot snapshot(TableRef ref) {
+            TableSnapshot kept = snapshot;
+            if (kept == null) snapshot = kept = LanceDatasets.snapshotOf(ref, dataset);
+            return kept;
+        }
     }
 
     private final LanceDatasets datasets;
     private final int capacity;
     private final LinkedHashMap<Key, Handle> kept = new LinkedHashMap<>(16, 0.75f, true);
+    /** Opens answered by {@link #keptSnapshot} (tests). */
+    private final java.util.concurrent.atomic.AtomicLong keptOpens = new java.util.concurrent.atomic.AtomicLong();
+    private final KeptHandleStats stats;
 
     LanceHandles(LanceDatasets datasets, int capacity) {
         this.datasets = datasets;
         this.capacity = Math.max(0, capacity);
+        this.stats = new KeptHandleStats(this::size, this.capacity);
+    }
+
+    KeptHandleStats stats() {
+        return stats;
     }
 
     static int configuredCapacity() {
@@ -68,9 +85,11 @@ final class LanceHandles {
             Handle h = kept.get(key);
             if (h != null) {
                 h.users++;
+                stats.hit();
                 return h;
             }
         }
+        stats.miss();
         BufferAllocator allocator = datasets.childAllocator("kept:" + ref.path() + "@" + version);
         Dataset dataset;
         try {
@@ -96,6 +115,54 @@ final class LanceHandles {
             return other;
         }
         return opened;
+    }
+
+    /**
+     * What opening {@code ref} at {@code version} (latest when empty) answers, when the handle of that version is
+     * kept; empty otherwise (the caller opens as usual, and nothing new is kept). The latest version is asked of a
+     * kept handle of the same dataset (Lance lists the version files: tens of microseconds, where an open reads
+     * and decodes the manifest again), so a read of a head that has not moved costs no open.
+     */
+    Optional<TableSnapshot> keptSnapshot(TableRef ref, OptionalLong version) {
+        StorageScheduler.requireStorageThread("open");
+        if (!covers(ref)) return Optional.empty();
+        long wanted;
+        if (version.isPresent()) {
+            wanted = version.getAsLong();
+        } else {
+            Handle probe = anyOf(ref.path());
+            if (probe == null) return Optional.empty();
+            try {
+                wanted = probe.dataset.latestVersion();
+            } catch (RuntimeException e) {
+                return Optional.empty(); // the ordinary open reports what is wrong, typed
+            } finally {
+                release(probe);
+            }
+        }
+        Handle at;
+        synchronized (this) {
+            at = kept.get(new Key(ref.path(), wanted));
+            if (at == null) return Optional.empty();
+            at.users++;
+        }
+        try {
+            keptOpens.incrementAndGet();
+            stats.hit();
+            return Optional.of(at.snapshot(ref));
+        } finally {
+            release(at);
+        }
+    }
+
+    /** The most recently used kept handle of the dataset at {@code path}, acquired; null when none is kept. */
+    private synchronized Handle anyOf(String path) {
+        Handle found = null;
+        for (Map.Entry<Key, Handle> e : kept.entrySet()) {
+            if (e.getKey().path().equals(path)) found = e.getValue();
+        }
+        if (found != null) found.users++;
+        return found;
     }
 
     /** A scan is done with {@code h}: closed now if it was retired and nobody else uses it. */
@@ -126,6 +193,10 @@ final class LanceHandles {
         retireWhere(key -> true);
     }
 
+    long keptOpens() {
+        return keptOpens.get();
+    }
+
     synchronized int size() {
         return kept.size();
     }
@@ -153,6 +224,7 @@ final class LanceHandles {
             Handle h = it.next().getValue();
             it.remove();
             h.retired = true;
+            stats.evicted();
             if (h.users == 0) idle.add(h);
         }
         idle.forEach(LanceHandles::closeNow); // native close under our monitor: short, and only on storage threads
