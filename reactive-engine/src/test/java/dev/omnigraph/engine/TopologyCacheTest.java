@@ -20,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The in-memory adjacency traversals walk ({@link TopologyCache}) gives exactly the answers the edge-table scans
- * give, on randomised graphs and queries, after writes, branch merges, time travel and a schema apply; a cleanup
+ * give, on randomised graphs and queries, after writes, branch merges, time travel and a schema apply, and so do
+ * kept dataset handles and heads answered from them: every answer is also read through a second, read-only handle
+ * on a storage that keeps no handles, with the adjacency cache off (the reference without any cache); a cleanup
  * drops the entries of the versions it reclaims; the memory cap is enforced by eviction.
  */
 class TopologyCacheTest {
@@ -54,6 +56,9 @@ class TopologyCacheTest {
     Path dir;
     StorageServices services;
     Omnigraph graph;
+    /** The reference: a read-only handle on a storage that keeps no dataset handles (opened on first use). */
+    StorageServices plainServices;
+    Omnigraph plain;
     Random random = new Random(35);
     int persons;
     final java.util.Set<Integer> dropped = new java.util.HashSet<>();
@@ -68,6 +73,10 @@ class TopologyCacheTest {
 
     @AfterEach
     void close() {
+        if (plain != null) {
+            plain.close();
+            EngineFixture.close(plainServices);
+        }
         graph.close();
         EngineFixture.close(services);
         TopologyCache.shared().capBytes(Long.getLong(TopologyCache.CAP_PROPERTY, 256L << 20));
@@ -201,9 +210,25 @@ class TopologyCacheTest {
         List<String> cached = sorted(rows(target, query, Map.of("n", start)));
         TopologyCache.shared().capBytes(0);
         List<String> scanned = sorted(rows(target, query, Map.of("n", start)));
+        List<String> reference = sorted(plain().query(target, READS, query, Map.of("n", start))
+                .flatMap(o -> o.rows().collectList()).block(WAIT));
         TopologyCache.shared().capBytes(cap);
         assertThat(cached).as("%s from %s at %s", query, start, target).isEqualTo(scanned);
+        assertThat(cached).as("%s from %s at %s, no kept handles", query, start, target).isEqualTo(reference);
         return true;
+    }
+
+    private Omnigraph plain() {
+        if (plain == null) {
+            System.setProperty("omnigraph.lance.keptHandles", "0");
+            try {
+                plainServices = EngineFixture.services();
+            } finally {
+                System.clearProperty("omnigraph.lance.keptHandles");
+            }
+            plain = Omnigraph.at(dir.resolve("g")).services(plainServices).open(OpenMode.READ_ONLY).block(WAIT);
+        }
+        return plain;
     }
 
     private List<List<Object>> rows(ReadTarget target, String query, Map<String, Object> params) {

@@ -118,10 +118,12 @@ final class LanceHandles {
     }
 
     /**
-     * What opening {@code ref} at {@code version} (latest when empty) answers, when the handle of that version is
-     * kept; empty otherwise (the caller opens as usual, and nothing new is kept). The latest version is asked of a
-     * kept handle of the same dataset (Lance lists the version files: tens of microseconds, where an open reads
-     * and decodes the manifest again), so a read of a head that has not moved costs no open.
+     * What opening {@code ref} at {@code version} (latest when empty) answers, from a kept handle; empty when the
+     * caller must open as usual. The latest version is asked of a kept handle of the same dataset (Lance lists the
+     * version files: tens of microseconds, where an open reads and decodes the manifest again), so a read of a head
+     * that has not moved costs no open. A head that moved is opened here and kept, but only for a dataset that
+     * already has a kept handle (one that reads go through, such as the graph manifest after this process's own
+     * publish); a pinned version that is not kept, or a dataset with none kept, is left to the ordinary open.
      */
     Optional<TableSnapshot> keptSnapshot(TableRef ref, OptionalLong version) {
         StorageScheduler.requireStorageThread("open");
@@ -143,12 +145,17 @@ final class LanceHandles {
         Handle at;
         synchronized (this) {
             at = kept.get(new Key(ref.path(), wanted));
-            if (at == null) return Optional.empty();
-            at.users++;
+            if (at != null) {
+                at.users++;
+                keptOpens.incrementAndGet();
+                stats.hit();
+            }
+        }
+        if (at == null) {
+            if (version.isPresent()) return Optional.empty();
+            at = acquire(ref, wanted); // the head moved: open it once, kept for the reads that follow
         }
         try {
-            keptOpens.incrementAndGet();
-            stats.hit();
             return Optional.of(at.snapshot(ref));
         } finally {
             release(at);

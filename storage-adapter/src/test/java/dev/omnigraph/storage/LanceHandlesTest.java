@@ -96,13 +96,21 @@ class LanceHandlesTest extends LanceStorageTestBase {
                 other.commitStaged(other.stageAppend(head, LanceTableStorageTest.people(i * 10, i * 10 + 10), Map.of()).block()).block();
                 TableSnapshot fresh = other.open(ref, OptionalLong.empty()).block();
                 long before = handles.keptOpens();
-                // The head moved past every kept version: answered by an open, never by the kept older version.
+                int keptBefore = handles.size();
+                // The head moved past every kept version: opened (and, after the first, kept), never answered by
+                // the kept older version.
                 assertThat(storage.open(ref, OptionalLong.empty()).block()).isEqualTo(fresh);
                 assertThat(handles.keptOpens()).isEqualTo(before);
-                rows(storage, fresh, "age >= 0"); // a scan keeps the head's handle
+                if (i == 0) {
+                    assertThat(handles.size()).as("nothing of this dataset was kept: an ordinary open").isEqualTo(keptBefore);
+                    rows(storage, fresh, "age >= 0"); // a scan keeps the head's handle
+                } else {
+                    assertThat(handles.size()).as("the moved head is kept").isEqualTo(keptBefore + 1);
+                }
                 assertThat(storage.open(ref, OptionalLong.empty()).block()).isEqualTo(fresh);
                 assertThat(storage.open(ref, OptionalLong.of(fresh.version())).block()).isEqualTo(fresh);
                 assertThat(handles.keptOpens()).as("both answered by the kept handle").isEqualTo(before + 2);
+                assertThat(rows(storage, fresh, "age >= 0")).isEqualTo(rows(other, fresh, "age >= 0"));
             }
             TableSnapshot first = other.open(ref, OptionalLong.of(2)).block();
             assertThat(storage.open(ref, OptionalLong.of(2)).block()).isEqualTo(first);

@@ -38,8 +38,13 @@ public final class TopologyCache {
     /** One edge table version: the dataset's path (main branch only) and version, and its manifest row count. */
     record Key(String path, long version, long rowCount) {}
 
-    /** What the cache holds and has done, for tests and reports. */
-    public record Stats(int entries, long bytes, long capBytes, long builds, long hits, long evictions, long dropped) {}
+    /**
+     * What the cache holds and has done, for tests, reports and meters: a lookup while the cache is on is a hit or
+     * a miss (built, joined a build under way, or refused as too large); evictions make room under the cap,
+     * drops follow a cleanup or a graph created again.
+     */
+    public record Stats(int entries, long bytes, long capBytes, long builds, long hits, long misses, long evictions,
+                        long dropped) {}
 
     private static final TopologyCache SHARED = new TopologyCache(Long.getLong(CAP_PROPERTY, DEFAULT_CAP_BYTES));
 
@@ -55,6 +60,7 @@ public final class TopologyCache {
     private long bytes;
     private long builds;
     private long hits;
+    private long misses;
     private long evictions;
     private long dropped;
 
@@ -75,7 +81,7 @@ public final class TopologyCache {
     }
 
     public synchronized Stats stats() {
-        return new Stats(entries.size(), bytes, capBytes, builds, hits, evictions, dropped);
+        return new Stats(entries.size(), bytes, capBytes, builds, hits, misses, evictions, dropped);
     }
 
     /**
@@ -85,13 +91,17 @@ public final class TopologyCache {
     Mono<Optional<Topology>> get(Key key, Supplier<Mono<Topology>> build) {
         Mono<Topology> pending;
         synchronized (this) {
-            if (capBytes == 0 || key.rowCount() * MIN_BYTES_PER_EDGE > capBytes || refused.containsKey(key))
+            if (capBytes == 0) return Mono.just(Optional.empty());
+            if (key.rowCount() * MIN_BYTES_PER_EDGE > capBytes || refused.containsKey(key)) {
+                misses++;
                 return Mono.just(Optional.empty());
+            }
             Topology cached = entries.get(key);
             if (cached != null) {
                 hits++;
                 return Mono.just(Optional.of(cached));
             }
+            misses++;
             pending = building.get(key);
             if (pending == null) {
                 builds++;
