@@ -58,6 +58,14 @@ public final class QueryCache {
         return compiled;
     }
 
+    /**
+     * Whether {@code source} was parsed before and is still kept: compiling it again costs a lookup (and at most
+     * one check against a new catalog), so a caller may do it where long work is not allowed (an event loop).
+     */
+    public static boolean parsedBefore(String source) {
+        return source != null && source.length() <= MAX_SOURCE_CHARS && FILES.get(source) != null;
+    }
+
     /** Forgets every kept file and plan (tests). */
     static void clear() {
         FILES.clear();
