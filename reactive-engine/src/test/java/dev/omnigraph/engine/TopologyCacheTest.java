@@ -88,6 +88,7 @@ class TopologyCacheTest {
         addEdges("main", "knows", 120);
         List<String> commits = new ArrayList<>();
         long hitsBefore = TopologyCache.shared().stats().hits();
+        long extendedBefore = TopologyCache.shared().stats().extensions();
         for (int round = 0; round < 6; round++) {
             compare(ReadTarget.main(), 6);
             commits.add(graph.commits("main").blockFirst(WAIT).id());
@@ -116,6 +117,33 @@ class TopologyCacheTest {
         compare(ReadTarget.main(), 6);
         for (String commit : commits) compare(ReadTarget.commit(commit), 3); // time travel to every older state
         assertThat(TopologyCache.shared().stats().hits()).as("the cached path answered").isGreaterThan(hitsBefore);
+        assertThat(TopologyCache.shared().stats().extensions()).as("appends extended a cached version")
+                .isGreaterThan(extendedBefore);
+    }
+
+    @Test
+    void anAppendExtendsTheCachedVersionAndADeleteRebuilds() {
+        addPersons(20);
+        List<String> hub = new ArrayList<>();
+        for (int i = 1; i < 12; i++) hub.add("{\"edge\":\"Knows\",\"from\":\"p0\",\"to\":\"" + name(i) + "\"}");
+        load("main", hub);
+        assertThat(rows(ReadTarget.main(), "out", Map.of("n", name(0)))).hasSize(11);
+        long extensions = TopologyCache.shared().stats().extensions();
+        addPersons(2); // a node table commit: the Knows version stays, and stays cached
+        load("main", List.of("{\"edge\":\"Knows\",\"from\":\"p0\",\"to\":\"p15\"}",
+                "{\"edge\":\"Knows\",\"from\":\"p21\",\"to\":\"p0\"}")); // p21: an id only the new rows hold
+        assertThat(cachedThenScanned(ReadTarget.main(), "out", name(0))).isTrue();
+        assertThat(cachedThenScanned(ReadTarget.main(), "into", name(0))).isTrue();
+        assertThat(TopologyCache.shared().stats().extensions()).as("the append extended").isEqualTo(extensions + 1);
+        assertThat(rows(ReadTarget.main(), "out", Map.of("n", name(0)))).hasSize(12);
+
+        mutate("main", "unknow", Map.of("a", name(0))); // deletion vectors: not an append, built in full
+        assertThat(cachedThenScanned(ReadTarget.main(), "out", name(0))).isTrue();
+        assertThat(rows(ReadTarget.main(), "out", Map.of("n", name(0)))).isEmpty();
+        assertThat(TopologyCache.shared().stats().extensions()).isEqualTo(extensions + 1);
+        load("main", List.of("{\"edge\":\"Knows\",\"from\":\"p0\",\"to\":\"p3\"}"));
+        assertThat(cachedThenScanned(ReadTarget.main(), "both", name(0))).isTrue();
+        assertThat(rows(ReadTarget.main(), "out", Map.of("n", name(0)))).containsExactly(List.of("p3"));
     }
 
     @Test

@@ -44,7 +44,10 @@ public final class TopologyCache {
      * drops follow a cleanup or a graph created again.
      */
     public record Stats(int entries, long bytes, long capBytes, long builds, long hits, long misses, long evictions,
-                        long dropped) {}
+                        long dropped, long extensions) {}
+
+    /** A cached entry: its key and topology. */
+    record Entry(Key key, Topology topology) {}
 
     private static final TopologyCache SHARED = new TopologyCache(Long.getLong(CAP_PROPERTY, DEFAULT_CAP_BYTES));
 
@@ -63,6 +66,7 @@ public final class TopologyCache {
     private long misses;
     private long evictions;
     private long dropped;
+    private long extensions;
 
     TopologyCache(long capBytes) {
         this.capBytes = Math.max(0, capBytes);
@@ -81,7 +85,7 @@ public final class TopologyCache {
     }
 
     public synchronized Stats stats() {
-        return new Stats(entries.size(), bytes, capBytes, builds, hits, misses, evictions, dropped);
+        return new Stats(entries.size(), bytes, capBytes, builds, hits, misses, evictions, dropped, extensions);
     }
 
     /**
@@ -115,6 +119,27 @@ public final class TopologyCache {
             }
         }
         return pending.map(Optional::of).defaultIfEmpty(Optional.empty());
+    }
+
+    /**
+     * The cached entry of the newest version of {@code key}'s dataset below {@code key}'s version, if any: a build
+     * may extend it when the table only gained fragments since ({@link TableReader#topology}).
+     */
+    synchronized Optional<Entry> newestBefore(Key key) {
+        Entry found = null;
+        for (Map.Entry<Key, Topology> e : entries.entrySet()) {
+            Key k = e.getKey();
+            if (k.path().equals(key.path()) && k.version() < key.version()
+                    && (found == null || k.version() > found.key().version())) {
+                found = new Entry(k, e.getValue());
+            }
+        }
+        return Optional.ofNullable(found);
+    }
+
+    /** A build extended a cached topology instead of scanning the whole table (counted for tests and reports). */
+    synchronized void extended() {
+        extensions++;
     }
 
     /** The cap a build may grow to before it gives up ({@link Topology.TooLarge}). */
