@@ -32,13 +32,16 @@ import java.util.Random;
 import reactor.core.publisher.Mono;
 
 /**
- * Reads on a graph of {@code -Domnigraph.bench.scale-entities} entities (default 1,000,000: half Person nodes, half
+ * Reads on a graph of {@code --scale N} (or {@code -Domnigraph.bench.scale-entities}) entities (default 1,000,000: half Person nodes, half
  * Knows edges whose sources follow a power law, so a few persons are hubs and most know one or none), built once
  * per run by NDJSON loads, then {@code index ensure} + {@code optimize}. Keyed point read, 1-hop and 2-hop from
  * random starts, a filtered count and an {@code order … limit} top-k, each through the engine's {@code Mono} API and
  * through the HTTP server on loopback (the server's own handle), beside raw Lance (filtered scans of the same pinned
  * versions through the BTREEs) and Neo4j embedded (the same data and queries in Cypher). Every engine answer is
- * checked against the raw or Neo4j answer where both compute the same thing.
+ * checked against the raw or Neo4j answer where both compute the same thing. A {@code GET /healthz} row gives the
+ * HTTP round trip's floor (client, loopback, dispatch) in the same run. Unless
+ * {@code -Domnigraph.read.topologyCacheBytes} is given, the adjacency cache's cap is raised for the run when the
+ * Knows topology would not fit the default (about 10M entities and up), and the note says so.
  */
 final class ScaleReads implements Scenario {
     static final String ENTITIES_PROPERTY = "omnigraph.bench.scale-entities";
@@ -80,7 +83,8 @@ final class ScaleReads implements Scenario {
 
     @Override
     public ScenarioReport run(BenchContext ctx) throws Exception {
-        int entities = ctx.options().quick() ? 2_000 : Integer.getInteger(ENTITIES_PROPERTY, 1_000_000);
+        int entities = ctx.options().quick() ? 2_000
+                : ctx.options().scaleEntities().orElse(Integer.getInteger(ENTITIES_PROPERTY, 1_000_000));
         int persons = entities / 2;
         int edges = entities - persons;
         ScenarioReport report = new ScenarioReport(name(), "Reads on " + entities + " entities (" + persons
@@ -104,6 +108,7 @@ final class ScaleReads implements Scenario {
         report.note("build: loads " + loadedMs + " ms, loads + index ensure + optimize " + builtMs + " ms; disk "
                 + (BenchContext.bytesUnder(dir.resolve("graph")) >> 20) + " MiB");
 
+        raiseTopologyCap(report, persons, edges);
         OmnigraphServer server = ctx.run(() -> OmnigraphServer.start(ctx.services(),
                 OmnigraphServer.Config.of(root).withPort(0)));
         try {
@@ -134,6 +139,21 @@ final class ScaleReads implements Scenario {
         return report;
     }
 
+    /**
+     * The Knows topology holds up to one id entry per person (about 130 bytes, {@code Topology}'s estimate) and 16
+     * bytes per edge; past the default cap the cache would refuse it and every traversal would scan. Raised (to
+     * twice the estimate) only when the cap was not set on the command line.
+     */
+    private static void raiseTopologyCap(ScenarioReport report, int persons, int edges) {
+        long needed = 130L * persons + 16L * edges;
+        long cap = TopologyCache.shared().stats().capBytes();
+        if (System.getProperty(TopologyCache.CAP_PROPERTY) != null || needed <= cap) return;
+        TopologyCache.shared().capBytes(2 * needed);
+        report.note("topology cache cap raised for this run from " + (cap >> 20) + " MiB to " + (2 * needed >> 20)
+                + " MiB (the Knows topology needs about " + (needed >> 20) + " MiB; set -D" + TopologyCache.CAP_PROPERTY
+                + " to choose)");
+    }
+
     private void measureAll(BenchContext ctx, ScenarioReport report, Omnigraph graph, Http http, Raw raw,
                             Optional<Neo4jEmbedded> neo4j, int persons) throws Exception {
         int reps = ctx.options().pick(200, 5);
@@ -143,6 +163,7 @@ final class ScaleReads implements Scenario {
         Series rawPoint = report.row("raw lance: person by id (BTREE, pinned version)", null);
         Series point = report.row("engine Mono: byName", rawPoint.name());
         Series pointHttp = report.row("engine HTTP: byName", rawPoint.name());
+        Series floor = report.row("HTTP floor: GET /healthz (client, loopback, dispatch)", pointHttp.name());
         Series neoPoint = report.row("neo4j embedded: person by name", rawPoint.name());
         Series rawHop = report.row("raw lance: edges by src + persons by id", null);
         Series hop = report.row("engine Mono: oneHop", rawHop.name());
@@ -164,6 +185,7 @@ final class ScaleReads implements Scenario {
             List<Map<String, Object>> r = ctx.runOrMeasure(m ? rawPoint : null, () -> raw.person(name));
             List<List<Object>> e = ctx.runOrMeasure(m ? point : null, () -> rows(graph, "byName", params));
             int h = timed(ctx, m ? pointHttp : null, () -> http.rowCount("byName", params));
+            timed(ctx, m ? floor : null, http::health);
             if (r.size() != 1 || e.size() != 1 || h != 1 || !name.equals(e.get(0).get(0)))
                 throw new IllegalStateException("point read of " + name + ": raw " + r + ", engine " + e + ", http " + h);
             if (neo4j.isPresent()) timed(ctx, m ? neoPoint : null, () -> neo4j.get().rows(
@@ -285,6 +307,13 @@ final class ScaleReads implements Scenario {
                 throw new IllegalStateException("HTTP " + response.statusCode() + ": " + new String(response.body()));
             JsonNode json = JSON.readTree(response.body());
             return json.get("rows").size();
+        }
+
+        int health() throws Exception {
+            HttpResponse<byte[]> response = client.send(HttpRequest.newBuilder(URI.create(base + "/healthz")).GET().build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            if (response.statusCode() != 200) throw new IllegalStateException("healthz: HTTP " + response.statusCode());
+            return response.body().length;
         }
     }
 }

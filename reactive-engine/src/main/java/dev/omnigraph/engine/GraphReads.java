@@ -5,7 +5,7 @@ import dev.omnigraph.engine.diff.Changes;
 import dev.omnigraph.engine.evolve.SchemaHistory;
 import dev.omnigraph.engine.query.BoundParams;
 import dev.omnigraph.engine.query.CompiledQuery;
-import dev.omnigraph.engine.query.QueryCompiler;
+import dev.omnigraph.engine.query.QueryCache;
 import dev.omnigraph.engine.query.ReadPlan;
 import dev.omnigraph.engine.read.BlobReader;
 import dev.omnigraph.storage.BlobRead;
@@ -138,7 +138,7 @@ final class GraphReads {
     }
 
     private static CompiledQuery compileRead(String source, String queryName, Catalog catalog) {
-        CompiledQuery compiled = QueryCompiler.compile(source, queryName, catalog);
+        CompiledQuery compiled = QueryCache.compileRead(source, queryName, catalog);
         if (!(compiled instanceof ReadPlan)) {
             throw new BadRequest("query '" + queryName + "' is a mutation; run it with mutate(), not query()");
         }
@@ -162,12 +162,12 @@ final class GraphReads {
      */
     private static Mono<Catalog> boundTo(GraphSnapshot snapshot, Catalog catalog) {
         Optional<String> stamped = snapshot.manifest().schemaIdentity();
-        if (stamped.isEmpty() || stamped.get().equals(catalog.ir().irHash())) {
+        if (stamped.isEmpty() || stamped.get().equals(catalog.irHash())) {
             return Mono.just(catalog);
         }
         return Mono.error(new RecoveryRequired(SCHEMA_BINDING, "the snapshot at manifest version "
                 + snapshot.manifestVersion() + " was published under schema " + stamped.get()
-                + ", which this handle does not have (it has " + catalog.ir().irHash()
+                + ", which this handle does not have (it has " + catalog.irHash()
                 + "); an interrupted schema apply must finish first", null));
     }
 

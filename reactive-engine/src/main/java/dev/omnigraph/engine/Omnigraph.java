@@ -256,6 +256,7 @@ public final class Omnigraph implements AutoCloseable {
         }
         meteredBy = meters;
         dev.omnigraph.engine.observe.HandleMeters.bind(meters, readings);
+        dev.omnigraph.engine.observe.ReadCacheMeters.bind(meters, services.tables().keptHandles());
     }
 
     /** The registry whose gauges count this handle until it closes; null when none. */

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The in-memory adjacency traversals walk ({@link TopologyCache}) gives exactly the answers the edge-table scans
- * give, on randomised graphs and queries, after writes, branch merges, time travel and a schema apply; a cleanup
+ * give, on randomised graphs and queries, after writes, branch merges, time travel and a schema apply, and so do
+ * kept dataset handles and heads answered from them: every answer is also read through a second, read-only handle
+ * on a storage that keeps no handles, with the adjacency cache off (the reference without any cache); a cleanup
  * drops the entries of the versions it reclaims; the memory cap is enforced by eviction.
  */
 class TopologyCacheTest {
@@ -54,6 +56,9 @@ class TopologyCacheTest {
     Path dir;
     StorageServices services;
     Omnigraph graph;
+    /** The reference: a read-only handle on a storage that keeps no dataset handles (opened on first use). */
+    StorageServices plainServices;
+    Omnigraph plain;
     Random random = new Random(35);
     int persons;
     final java.util.Set<Integer> dropped = new java.util.HashSet<>();
@@ -68,6 +73,10 @@ class TopologyCacheTest {
 
     @AfterEach
     void close() {
+        if (plain != null) {
+            plain.close();
+            EngineFixture.close(plainServices);
+        }
         graph.close();
         EngineFixture.close(services);
         TopologyCache.shared().capBytes(Long.getLong(TopologyCache.CAP_PROPERTY, 256L << 20));
@@ -79,6 +88,7 @@ class TopologyCacheTest {
         addEdges("main", "knows", 120);
         List<String> commits = new ArrayList<>();
         long hitsBefore = TopologyCache.shared().stats().hits();
+        long extendedBefore = TopologyCache.shared().stats().extensions();
         for (int round = 0; round < 6; round++) {
             compare(ReadTarget.main(), 6);
             commits.add(graph.commits("main").blockFirst(WAIT).id());
@@ -107,6 +117,33 @@ class TopologyCacheTest {
         compare(ReadTarget.main(), 6);
         for (String commit : commits) compare(ReadTarget.commit(commit), 3); // time travel to every older state
         assertThat(TopologyCache.shared().stats().hits()).as("the cached path answered").isGreaterThan(hitsBefore);
+        assertThat(TopologyCache.shared().stats().extensions()).as("appends extended a cached version")
+                .isGreaterThan(extendedBefore);
+    }
+
+    @Test
+    void anAppendExtendsTheCachedVersionAndADeleteRebuilds() {
+        addPersons(20);
+        List<String> hub = new ArrayList<>();
+        for (int i = 1; i < 12; i++) hub.add("{\"edge\":\"Knows\",\"from\":\"p0\",\"to\":\"" + name(i) + "\"}");
+        load("main", hub);
+        assertThat(rows(ReadTarget.main(), "out", Map.of("n", name(0)))).hasSize(11);
+        long extensions = TopologyCache.shared().stats().extensions();
+        addPersons(2); // a node table commit: the Knows version stays, and stays cached
+        load("main", List.of("{\"edge\":\"Knows\",\"from\":\"p0\",\"to\":\"p15\"}",
+                "{\"edge\":\"Knows\",\"from\":\"p21\",\"to\":\"p0\"}")); // p21: an id only the new rows hold
+        assertThat(cachedThenScanned(ReadTarget.main(), "out", name(0))).isTrue();
+        assertThat(cachedThenScanned(ReadTarget.main(), "into", name(0))).isTrue();
+        assertThat(TopologyCache.shared().stats().extensions()).as("the append extended").isEqualTo(extensions + 1);
+        assertThat(rows(ReadTarget.main(), "out", Map.of("n", name(0)))).hasSize(12);
+
+        mutate("main", "unknow", Map.of("a", name(0))); // deletion vectors: not an append, built in full
+        assertThat(cachedThenScanned(ReadTarget.main(), "out", name(0))).isTrue();
+        assertThat(rows(ReadTarget.main(), "out", Map.of("n", name(0)))).isEmpty();
+        assertThat(TopologyCache.shared().stats().extensions()).isEqualTo(extensions + 1);
+        load("main", List.of("{\"edge\":\"Knows\",\"from\":\"p0\",\"to\":\"p3\"}"));
+        assertThat(cachedThenScanned(ReadTarget.main(), "both", name(0))).isTrue();
+        assertThat(rows(ReadTarget.main(), "out", Map.of("n", name(0)))).containsExactly(List.of("p3"));
     }
 
     @Test
@@ -201,9 +238,25 @@ class TopologyCacheTest {
         List<String> cached = sorted(rows(target, query, Map.of("n", start)));
         TopologyCache.shared().capBytes(0);
         List<String> scanned = sorted(rows(target, query, Map.of("n", start)));
+        List<String> reference = sorted(plain().query(target, READS, query, Map.of("n", start))
+                .flatMap(o -> o.rows().collectList()).block(WAIT));
         TopologyCache.shared().capBytes(cap);
         assertThat(cached).as("%s from %s at %s", query, start, target).isEqualTo(scanned);
+        assertThat(cached).as("%s from %s at %s, no kept handles", query, start, target).isEqualTo(reference);
         return true;
+    }
+
+    private Omnigraph plain() {
+        if (plain == null) {
+            System.setProperty("omnigraph.lance.keptHandles", "0");
+            try {
+                plainServices = EngineFixture.services();
+            } finally {
+                System.clearProperty("omnigraph.lance.keptHandles");
+            }
+            plain = Omnigraph.at(dir.resolve("g")).services(plainServices).open(OpenMode.READ_ONLY).block(WAIT);
+        }
+        return plain;
     }
 
     private List<List<Object>> rows(ReadTarget target, String query, Map<String, Object> params) {

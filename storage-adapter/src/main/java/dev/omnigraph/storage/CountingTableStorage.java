@@ -38,6 +38,12 @@ public final class CountingTableStorage implements TableStorage {
         return counted(Call.CREATE, () -> delegate.create(path, schema));
     }
 
+    /** The delegate's view: not a storage call, so not counted. */
+    @Override
+    public KeptHandleStats keptHandles() {
+        return delegate.keptHandles();
+    }
+
     @Override
     public Mono<TableSnapshot> open(TableRef ref, OptionalLong version) {
         return counted(Call.OPEN, () -> delegate.open(ref, version));

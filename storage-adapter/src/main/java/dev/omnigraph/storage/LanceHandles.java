@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.lance.Dataset;
@@ -37,6 +38,8 @@ final class LanceHandles {
         private final LanceStorageOptions.Current options; // what it was opened with
         private int users;
         private boolean retired;
+        /** What an open of this version answers, read once (a version never changes). */
+        private volatile TableSnapshot snapshot;
 
         private Handle(Dataset dataset, BufferAllocator allocator, LanceStorageOptions.Current options) {
             this.dataset = dataset;
@@ -47,15 +50,29 @@ final class LanceHandles {
         Dataset dataset() {
             return dataset;
         }
+
+        TableSnapshot snapshot(TableRef ref) {
+            TableSnapshot kept = snapshot;
+            if (kept == null) snapshot = kept = LanceDatasets.snapshotOf(ref, dataset);
+            return kept;
+        }
     }
 
     private final LanceDatasets datasets;
     private final int capacity;
     private final LinkedHashMap<Key, Handle> kept = new LinkedHashMap<>(16, 0.75f, true);
+    /** Opens answered by {@link #keptSnapshot} (tests). */
+    private final java.util.concurrent.atomic.AtomicLong keptOpens = new java.util.concurrent.atomic.AtomicLong();
+    private final KeptHandleStats stats;
 
     LanceHandles(LanceDatasets datasets, int capacity) {
         this.datasets = datasets;
         this.capacity = Math.max(0, capacity);
+        this.stats = new KeptHandleStats(this::size, this.capacity);
+    }
+
+    KeptHandleStats stats() {
+        return stats;
     }
 
     static int configuredCapacity() {
@@ -75,6 +92,7 @@ final class LanceHandles {
             Handle h = kept.get(key);
             if (h != null && !CredentialRefresh.due(h.options.expiresAt())) {
                 h.users++;
+                stats.hit();
                 return h;
             }
         }
@@ -85,6 +103,7 @@ final class LanceHandles {
             Handle h = kept.get(key);
             if (h != null && (h.options.equals(options) || !CredentialRefresh.due(h.options.expiresAt()))) {
                 h.users++; // the source has nothing fresher yet (or another scan re-opened it): keep using it
+                stats.hit();
                 return h;
             }
             if (h != null) { // opened with credentials about to expire: open the version again below
@@ -94,6 +113,7 @@ final class LanceHandles {
             }
         }
         if (expiring != null) closeNow(expiring);
+        stats.miss();
         BufferAllocator allocator = datasets.childAllocator("kept:" + ref.path() + "@" + version);
         Dataset dataset;
         try {
@@ -119,6 +139,61 @@ final class LanceHandles {
             return other;
         }
         return opened;
+    }
+
+    /**
+     * What opening {@code ref} at {@code version} (latest when empty) answers, from a kept handle; empty when the
+     * caller must open as usual. The latest version is asked of a kept handle of the same dataset (Lance lists the
+     * version files: tens of microseconds, where an open reads and decodes the manifest again), so a read of a head
+     * that has not moved costs no open. A head that moved is opened here and kept, but only for a dataset that
+     * already has a kept handle (one that reads go through, such as the graph manifest after this process's own
+     * publish); a pinned version that is not kept, or a dataset with none kept, is left to the ordinary open.
+     */
+    Optional<TableSnapshot> keptSnapshot(TableRef ref, OptionalLong version) {
+        StorageScheduler.requireStorageThread("open");
+        if (!covers(ref)) return Optional.empty();
+        long wanted;
+        if (version.isPresent()) {
+            wanted = version.getAsLong();
+        } else {
+            Handle probe = anyOf(ref.path());
+            if (probe == null) return Optional.empty();
+            try {
+                wanted = probe.dataset.latestVersion();
+            } catch (RuntimeException e) {
+                return Optional.empty(); // the ordinary open reports what is wrong, typed
+            } finally {
+                release(probe);
+            }
+        }
+        Handle at;
+        synchronized (this) {
+            at = kept.get(new Key(ref.path(), wanted));
+            if (at != null) {
+                at.users++;
+                keptOpens.incrementAndGet();
+                stats.hit();
+            }
+        }
+        if (at == null) {
+            if (version.isPresent()) return Optional.empty();
+            at = acquire(ref, wanted); // the head moved: open it once, kept for the reads that follow
+        }
+        try {
+            return Optional.of(at.snapshot(ref));
+        } finally {
+            release(at);
+        }
+    }
+
+    /** The most recently used kept handle of the dataset at {@code path}, acquired; null when none is kept. */
+    private synchronized Handle anyOf(String path) {
+        Handle found = null;
+        for (Map.Entry<Key, Handle> e : kept.entrySet()) {
+            if (e.getKey().path().equals(path)) found = e.getValue();
+        }
+        if (found != null) found.users++;
+        return found;
     }
 
     /** A scan is done with {@code h}: closed now if it was retired and nobody else uses it. */
@@ -149,6 +224,10 @@ final class LanceHandles {
         retireWhere(key -> true);
     }
 
+    long keptOpens() {
+        return keptOpens.get();
+    }
+
     synchronized int size() {
         return kept.size();
     }
@@ -176,6 +255,7 @@ final class LanceHandles {
             Handle h = it.next().getValue();
             it.remove();
             h.retired = true;
+            stats.evicted();
             if (h.users == 0) idle.add(h);
         }
         idle.forEach(LanceHandles::closeNow); // native close under our monitor: short, and only on storage threads

@@ -83,8 +83,19 @@ public final class LanceTableStorage implements TableStorage {
     }
 
     @Override
+    public KeptHandleStats keptHandles() {
+        return datasets.handles().stats();
+    }
+
+    @Override
     public Mono<TableSnapshot> open(TableRef ref, OptionalLong version) {
-        return datasets.with("open", ref, version, (dataset, allocator) -> LanceDatasets.snapshotOf(ref, dataset));
+        // A version whose handle is kept (a head that has not moved since it was read) is answered without an open.
+        return datasets.withAllocator("open", ref, allocator -> datasets.handles().keptSnapshot(ref, version)
+                .orElseGet(() -> {
+                    try (Dataset dataset = LanceDatasets.open(allocator, ref, version)) {
+                        return LanceDatasets.snapshotOf(ref, dataset);
+                    }
+                }));
     }
 
     // ---- reads ----

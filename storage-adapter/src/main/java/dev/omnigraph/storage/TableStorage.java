@@ -26,6 +26,9 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     /** Opens {@code ref} at {@code version}, or at its latest version when empty. */
     Mono<TableSnapshot> open(TableRef ref, OptionalLong version);
 
+    /** The live counts of the dataset handles this storage keeps for reuse (for metrics; no storage call). */
+    KeptHandleStats keptHandles();
+
     /** Streams the rows of a snapshot that match the request, honouring demand; closes Lance resources on cancel. */
     Flux<RowBatch> scan(TableSnapshot snapshot, ScanRequest request);
 

@@ -83,6 +83,42 @@ class LanceHandlesTest extends LanceStorageTestBase {
         assertThat(small.size()).isZero();
     }
 
+    @Test
+    void opensOfKeptVersionsAnswerLikeFreshOpensAndSeeCommitsOfOtherStorages() {
+        String path = dir.resolve("heads").toString();
+        TableRef ref = TableRef.main(path);
+        storage.create(path, LanceTableStorageTest.PEOPLE).block();
+        LanceTableStorage other = new LanceTableStorage(StorageFixture.scheduler()); // another process, in effect
+        try {
+            LanceHandles handles = storage.datasets().handles();
+            for (int i = 0; i < 4; i++) {
+                TableSnapshot head = other.open(ref, OptionalLong.empty()).block();
+                other.commitStaged(other.stageAppend(head, LanceTableStorageTest.people(i * 10, i * 10 + 10), Map.of()).block()).block();
+                TableSnapshot fresh = other.open(ref, OptionalLong.empty()).block();
+                long before = handles.keptOpens();
+                int keptBefore = handles.size();
+                // The head moved past every kept version: opened (and, after the first, kept), never answered by
+                // the kept older version.
+                assertThat(storage.open(ref, OptionalLong.empty()).block()).isEqualTo(fresh);
+                assertThat(handles.keptOpens()).isEqualTo(before);
+                if (i == 0) {
+                    assertThat(handles.size()).as("nothing of this dataset was kept: an ordinary open").isEqualTo(keptBefore);
+                    rows(storage, fresh, "age >= 0"); // a scan keeps the head's handle
+                } else {
+                    assertThat(handles.size()).as("the moved head is kept").isEqualTo(keptBefore + 1);
+                }
+                assertThat(storage.open(ref, OptionalLong.empty()).block()).isEqualTo(fresh);
+                assertThat(storage.open(ref, OptionalLong.of(fresh.version())).block()).isEqualTo(fresh);
+                assertThat(handles.keptOpens()).as("both answered by the kept handle").isEqualTo(before + 2);
+                assertThat(rows(storage, fresh, "age >= 0")).isEqualTo(rows(other, fresh, "age >= 0"));
+            }
+            TableSnapshot first = other.open(ref, OptionalLong.of(2)).block();
+            assertThat(storage.open(ref, OptionalLong.of(2)).block()).isEqualTo(first);
+        } finally {
+            other.close();
+        }
+    }
+
     private static List<String> rows(LanceTableStorage tables, TableSnapshot v, String where) {
         return tables.scan(v, ScanRequest.where(where).withColumns(List.of("id", "age"))).flatMapIterable(RowBatch::rows)
                 .map(r -> r.get("id") + "=" + r.get("age")).collectList().block().stream().sorted().toList();

@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -198,16 +199,40 @@ final class Exchange {
         return jsonObject(limits.loadBodyBytes(), false);
     }
 
+    /** Bodies up to this size may be parsed on the event loop ({@link #jsonBody(boolean, Predicate)}). */
+    static final int INLINE_BODY_BYTES = 16 * 1024;
+
+    /**
+     * As {@link #jsonBody(boolean)}, but a body of at most {@value #INLINE_BODY_BYTES} bytes is parsed on the event
+     * loop (microseconds), and the caller's chain stays there when {@code cheapAfter} says the work it does before
+     * its first storage call is cheap (a {@code .gq} text compiled before): a warm read then skips one thread hop.
+     * Anything else continues on a parallel worker, as with {@link #jsonBody(boolean)}.
+     */
+    Mono<JsonNode> jsonBody(boolean optional, Predicate<JsonNode> cheapAfter) {
+        return Mono.defer(() -> {
+            requireContentType(Set.of(JSON), "application/json");
+            return aggregate(limits.bodyBytes()).flatMap(bytes -> {
+                if (bytes.length > INLINE_BODY_BYTES) {
+                    return Mono.just(bytes).publishOn(Schedulers.parallel()).map(b -> object(b, optional));
+                }
+                JsonNode node = object(bytes, optional);
+                return cheapAfter.test(node) ? Mono.just(node) : Mono.just(node).publishOn(Schedulers.parallel());
+            });
+        });
+    }
+
     private Mono<JsonNode> jsonObject(long limit, boolean optional) {
         return Mono.defer(() -> {
             requireContentType(Set.of(JSON), "application/json");
-            return aggregate(limit).publishOn(Schedulers.parallel()).map(bytes -> {
-                if (bytes.length == 0 && optional) return Json.object();
-                JsonNode node = Json.parse(bytes, "request body");
-                if (!node.isObject()) throw HttpProblem.badRequest("the request body must be a JSON object");
-                return node;
-            });
+            return aggregate(limit).publishOn(Schedulers.parallel()).map(bytes -> object(bytes, optional));
         });
+    }
+
+    private static JsonNode object(byte[] bytes, boolean optional) {
+        if (bytes.length == 0 && optional) return Json.object();
+        JsonNode node = Json.parse(bytes, "request body");
+        if (!node.isObject()) throw HttpProblem.badRequest("the request body must be a JSON object");
+        return node;
     }
 
     /**

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.QueryOutput;
 import dev.omnigraph.engine.ReadTarget;
+import dev.omnigraph.engine.query.QueryCache;
 import dev.omnigraph.engine.query.QueryDecl;
 import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.http.wire.Json;
@@ -84,10 +85,11 @@ final class ReadRoutes {
 
     /**
      * {@code POST /query} ({@code legacy}: the deprecated {@code /read}, without {@code graph_commit_id}). The
-     * envelope is streamed: its head, then the rows in batches as the engine produces them, then the count.
+     * envelope is streamed: its head, then the rows in batches as the engine produces them, then the count. A small
+     * body whose query text was compiled before is handled on the event loop up to the first storage call.
      */
     private static Mono<Void> query(Exchange ex, Omnigraph graph, boolean legacy) {
-        return ex.jsonBody(false).flatMap(body -> {
+        return ex.jsonBody(false, body -> warm(body, legacy)).flatMap(body -> {
             String source = text(body, legacy ? "query_source" : "query", legacy ? "query" : "query_source");
             if (source == null) {
                 throw HttpProblem.badRequest("the request body needs '" + (legacy ? "query_source" : "query") + "'");
@@ -99,6 +101,12 @@ final class ReadRoutes {
             return graph.query(target, source, decl.name(), params)
                     .flatMap(out -> sendRows(ex, graph, out, target, legacy));
         });
+    }
+
+    /** Whether the body's query text was compiled before (anything unexpected: no, and the caller hops). */
+    private static boolean warm(JsonNode body, boolean legacy) {
+        JsonNode source = body.get(legacy ? "query_source" : "query");
+        return source != null && source.isTextual() && QueryCache.parsedBefore(source.asText());
     }
 
     static ReadTarget target(JsonNode body) {

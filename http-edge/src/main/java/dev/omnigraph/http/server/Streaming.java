@@ -24,29 +24,45 @@ final class Streaming {
 
     /**
      * {@code head} with a {@code rows} array (one object per row, keyed by column) and {@code row_count} added at
-     * the end: the envelope is written as head, row batches, count.
+     * the end. An answer of fewer than {@link #BATCH} rows is complete before anything is written, so it goes out
+     * as one body with a {@code Content-Length} (one write, and a failure among those rows is still a proper error
+     * response); a longer one is written as head, row batches, count, with the engine's demand.
      */
     static Mono<Void> rowsEnvelope(Exchange ex, ObjectNode head, List<String> columns, Flux<List<Object>> rows,
                                    Function<String, String> entityKinds) {
         String headText = Json.text(head);
-        byte[] prefix = (headText.substring(0, headText.length() - 1) + (head.isEmpty() ? "" : ",") + "\"rows\":[")
-                .getBytes(StandardCharsets.UTF_8);
+        String prefix = headText.substring(0, headText.length() - 1) + (head.isEmpty() ? "" : ",") + "\"rows\":[";
         AtomicLong count = new AtomicLong();
-        return rows.switchOnFirst((first, all) -> {
+        return rows.buffer(BATCH).switchOnFirst((first, batches) -> {
             if (first.isOnError()) return ex.error(first.getThrowable(), entityKinds);
+            List<List<Object>> firstBatch = first.hasValue() ? first.get() : List.of();
+            if (firstBatch.size() < BATCH) {
+                // Flux.buffer emits a short batch only at the end: this is the whole answer.
+                StringBuilder text = new StringBuilder(prefix);
+                appendRows(text, columns, firstBatch, count);
+                byte[] body = text.append("],\"row_count\":").append(count.get()).append('}')
+                        .toString().getBytes(StandardCharsets.UTF_8);
+                return ex.send(ex.response.status(200).header(HttpHeaderNames.CONTENT_TYPE, Exchange.JSON)
+                        .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(body.length))
+                        .sendByteArray(Mono.just(body)).then());
+            }
             Flux<byte[]> chunks = Flux.concat(
-                    Mono.just(prefix),
-                    all.buffer(BATCH).map(batch -> {
-                        StringBuilder text = new StringBuilder();
-                        for (List<Object> row : batch) {
-                            if (count.getAndIncrement() > 0) text.append(',');
-                            text.append(Json.text(Json.row(columns, row)));
-                        }
-                        return text.toString().getBytes(StandardCharsets.UTF_8);
-                    }),
+                    Mono.just(prefix.getBytes(StandardCharsets.UTF_8)),
+                    batches.map(batch -> appendRows(new StringBuilder(), columns, batch, count).toString()
+                            .getBytes(StandardCharsets.UTF_8)),
                     Mono.fromSupplier(() -> ("],\"row_count\":" + count.get() + "}").getBytes(StandardCharsets.UTF_8)));
             return ex.send(ex.response.status(200).header(HttpHeaderNames.CONTENT_TYPE, Exchange.JSON).sendByteArray(chunks));
         }).then();
+    }
+
+    /** Rows as comma-separated JSON objects, a comma first unless they are the envelope's first. */
+    private static StringBuilder appendRows(StringBuilder text, List<String> columns, List<List<Object>> batch,
+                                            AtomicLong count) {
+        for (List<Object> row : batch) {
+            if (count.getAndIncrement() > 0) text.append(',');
+            text.append(Json.text(Json.row(columns, row)));
+        }
+        return text;
     }
 
     /** {@code application/x-ndjson}: one line per element. */

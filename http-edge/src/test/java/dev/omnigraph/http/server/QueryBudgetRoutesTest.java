@@ -85,10 +85,23 @@ class QueryBudgetRoutesTest {
 
     @Test
     void aStreamedQueryPastItsRowCapAfterTheStatusIsAbortedNeverA200WithPartialRows() {
-        start(QueryLimits.DEFAULT.withMaxResultRows(100));
+        // Past one streamed batch (256 rows) the status has gone out: the cap can only cut the response short.
+        start(QueryLimits.DEFAULT.withMaxResultRows(300));
         Throwable cut = org.assertj.core.api.Assertions.catchThrowable(() -> query(PEOPLE_QUERY));
         assertThat(cut).as("the client must see the response cut short").isNotNull();
         assertThat(cut.toString()).containsIgnoringCase("prematurely");
+        Reply limited = query(PEOPLE_QUERY.replace("} }", "} limit 300 }"));
+        assertThat(limited.status()).as(limited.toString()).isEqualTo(200);
+        assertThat(limited.json().path("row_count").asInt()).isEqualTo(300);
+    }
+
+    @Test
+    void aRowCapPassedWithinTheFirstBatchIsA413() {
+        // An answer is held until one batch is full, so a cap passed before that is still a proper error response.
+        start(QueryLimits.DEFAULT.withMaxResultRows(100));
+        Reply over = query(PEOPLE_QUERY);
+        assertThat(over.status()).as(over.toString()).isEqualTo(413);
+        assertThat(over.json().path("resource_limit").path("resource").asText()).isEqualTo("query_result_rows");
         Reply limited = query(PEOPLE_QUERY.replace("} }", "} limit 100 }"));
         assertThat(limited.status()).as(limited.toString()).isEqualTo(200);
         assertThat(limited.json().path("row_count").asInt()).isEqualTo(100);

@@ -24,7 +24,8 @@ public final class QueryCompiler {
      * @throws dev.omnigraph.storage.error.ResourceLimitExceeded for a source longer than 1 Mi characters
      */
     public static QueryFile parse(String source) {
-        return guarded(null, () -> Parser.parse(source));
+        // The same text always parses to the same (immutable) file: a repeated request parses once.
+        return QueryCache.parse(source, () -> guarded(null, () -> Parser.parse(source)));
     }
 
     /**

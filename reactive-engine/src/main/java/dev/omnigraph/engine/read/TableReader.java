@@ -58,21 +58,47 @@ final class TableReader {
 
     /**
      * The adjacency of {@code edge} at its pinned version: cached, or built from one scan of its {@code src} and
-     * {@code dst}; empty when the cache is off, the table cannot fit, or the version is on a Lance branch.
+     * {@code dst}; empty when the cache is off, the table cannot fit, or the version is on a Lance branch. When an
+     * older version of the table is cached and the fragment metadata shows that this version only added fragments
+     * to it (every fragment of the older version is here with the same data files, deletions and row ids), the
+     * older topology is extended by a scan of the added fragments alone.
      */
     Mono<java.util.Optional<Topology>> topology(CatalogTable edge) {
         TableEntry e = entry(edge);
         if (e.lanceBranch().isPresent()) return Mono.just(java.util.Optional.empty());
         TopologyCache.Key key = new TopologyCache.Key(root + "/" + e.location(), e.version(), e.rowCount());
-        return topologies.get(key, () -> {
-            Topology.Builder builder = new Topology.Builder(topologies.capBytes());
-            return rawBatches(edge, null, List.of("src", "dst"), ScanRequest.DEFAULT_BATCH_SIZE)
-                    .publishOn(Schedulers.parallel(), PREFETCH)
-                    .doOnNext(batch -> {
-                        for (Map<String, Object> row : batch.rows()) builder.add((String) row.get("src"), (String) row.get("dst"));
-                    })
-                    .then(Mono.fromCallable(builder::build));
-        });
+        return topologies.get(key, () -> topologies.newestBefore(key)
+                .map(older -> extended(edge, older).switchIfEmpty(Mono.defer(() -> built(edge, null))))
+                .orElseGet(() -> built(edge, null)));
+    }
+
+    /** {@code older} extended by the fragments this version added; empty when it did more than add fragments. */
+    private Mono<Topology> extended(CatalogTable edge, TopologyCache.Entry older) {
+        TableSnapshot now = snapshot(edge);
+        TableSnapshot was = TableSnapshot.pinned(now.ref(), older.key().version(), older.key().rowCount());
+        return tables.fragmentDiff(was, now, 0)
+                .onErrorResume(e -> Mono.empty()) // the older version is gone (another process's cleanup): build
+                .filter(diff -> diff.beforeOnly().isEmpty() && diff.beforeRows().isEmpty() && diff.afterRows().isEmpty())
+                .flatMap(diff -> {
+                    topologies.extended();
+                    if (diff.afterOnly().isEmpty()) return Mono.just(older.topology()); // same rows (an index build)
+                    return built(edge, Topology.Builder.extending(older.topology(), topologies.capBytes())
+                            .onFragments(diff.afterOnly()));
+                });
+    }
+
+    /** Feeds the rows of {@code edge} (all, or the builder's fragments) to a builder; a fresh one when null. */
+    private Mono<Topology> built(CatalogTable edge, Topology.Builder given) {
+        Topology.Builder builder = given != null ? given : new Topology.Builder(topologies.capBytes());
+        ScanRequest request = ScanRequest.all().withColumns(List.of("src", "dst"))
+                .withBatchSize(ScanRequest.DEFAULT_BATCH_SIZE);
+        ScanRequest scoped = builder.fragments() == null ? request : request.onFragments(builder.fragments());
+        return failpoints.hit(QueryExecutor.SCAN_FAILPOINT).thenMany(Flux.defer(() -> tables.scan(snapshot(edge), scoped)))
+                .publishOn(Schedulers.parallel(), PREFETCH)
+                .doOnNext(batch -> {
+                    for (Map<String, Object> row : batch.rows()) builder.add((String) row.get("src"), (String) row.get("dst"));
+                })
+                .then(Mono.fromCallable(builder::build));
     }
 
     ManifestState state() {

@@ -71,22 +71,54 @@ final class Topology {
         }
     }
 
-    /** Collects edges in table order, then lays them out by source and by destination. */
+    /**
+     * Collects edges in table order, then lays them out by source and by destination. A builder that
+     * {@link #extending extends} a topology collects only the edges of the rows appended since, and lays out each
+     * node's neighbours as the base's followed by the new ones: the order a full build gives when the appended
+     * fragments are scanned after the others.
+     */
     static final class Builder {
         private final long limitBytes;
-        private final Map<String, Integer> index = new HashMap<>();
-        private final List<String> ids = new ArrayList<>();
+        private final Topology base;
+        private final Map<String, Integer> index;
+        private final List<String> ids;
         private int[] src = new int[1024];
         private int[] dst = new int[1024];
         private int edges;
+        /** The fragments whose rows an extending builder adds (null: every row of the table). */
+        private List<Integer> fragments;
 
         /** A builder that gives up ({@link TooLarge}) once its estimate passes {@code limitBytes}. */
         Builder(long limitBytes) {
+            this(limitBytes, null);
+        }
+
+        private Builder(long limitBytes, Topology base) {
             this.limitBytes = limitBytes;
+            this.base = base;
+            this.index = base == null ? new HashMap<>() : new HashMap<>(base.index);
+            this.ids = base == null ? new ArrayList<>() : new ArrayList<>(Arrays.asList(base.ids));
+        }
+
+        /** A builder of {@code base} plus the edges {@link #add}ed (rows appended to its table since); base is kept as is. */
+        static Builder extending(Topology base, long limitBytes) {
+            return new Builder(limitBytes, base);
+        }
+
+        /** Scopes an extending builder's rows to {@code ids}, the fragments added since its base. */
+        Builder onFragments(List<Integer> ids) {
+            this.fragments = List.copyOf(ids);
+            return this;
+        }
+
+        List<Integer> fragments() {
+            return fragments;
         }
 
         void add(String from, String to) {
-            if ((edges & 4095) == 0 && (long) ids.size() * ID_ENTRY_BYTES + 16L * edges > limitBytes) throw new TooLarge();
+            long baseEdges = base == null ? 0 : base.edgeCount();
+            if ((edges & 4095) == 0 && (long) ids.size() * ID_ENTRY_BYTES + 16L * (edges + baseEdges) > limitBytes)
+                throw new TooLarge();
             if (edges == src.length) {
                 src = Arrays.copyOf(src, edges * 2);
                 dst = Arrays.copyOf(dst, edges * 2);
@@ -106,6 +138,7 @@ final class Topology {
         }
 
         Topology build() {
+            if (base != null) return merged();
             int n = ids.size();
             int[] outOffsets = offsets(src, n);
             int[] inOffsets = offsets(dst, n);
@@ -118,6 +151,32 @@ final class Topology {
                 inSources[inFill[dst[e]]++] = src[e];
             }
             return new Topology(ids.toArray(String[]::new), index, outOffsets, outTargets, inOffsets, inSources);
+        }
+
+        /** The base's lists with the added edges after them, node by node (new nodes have only added edges). */
+        private Topology merged() {
+            int n = ids.size();
+            int[][] out = mergeSide(base.outOffsets, base.outTargets, src, dst, n);
+            int[][] in = mergeSide(base.inOffsets, base.inSources, dst, src, n);
+            return new Topology(ids.toArray(String[]::new), index, out[0], out[1], in[0], in[1]);
+        }
+
+        /** Offsets and entries of one side: for node i, the base's entries of i, then {@code to[e]} of added edges from i. */
+        private int[][] mergeSide(int[] baseOffsets, int[] baseEntries, int[] from, int[] to, int n) {
+            int baseNodes = baseOffsets.length - 1;
+            int[] o = new int[n + 1];
+            for (int i = 0; i < baseNodes; i++) o[i + 1] = baseOffsets[i + 1] - baseOffsets[i];
+            for (int e = 0; e < edges; e++) o[from[e] + 1]++;
+            for (int i = 0; i < n; i++) o[i + 1] += o[i];
+            int[] entries = new int[baseEntries.length + edges];
+            int[] fill = Arrays.copyOf(o, n);
+            for (int i = 0; i < baseNodes; i++) {
+                int len = baseOffsets[i + 1] - baseOffsets[i];
+                System.arraycopy(baseEntries, baseOffsets[i], entries, fill[i], len);
+                fill[i] += len;
+            }
+            for (int e = 0; e < edges; e++) entries[fill[from[e]]++] = to[e];
+            return new int[][] {o, entries};
         }
 
         /** Prefix sums of the degree of each node over {@code ends}: node i's range is [o[i], o[i+1]). */

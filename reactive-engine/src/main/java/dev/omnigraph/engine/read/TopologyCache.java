@@ -38,8 +38,16 @@ public final class TopologyCache {
     /** One edge table version: the dataset's path (main branch only) and version, and its manifest row count. */
     record Key(String path, long version, long rowCount) {}
 
-    /** What the cache holds and has done, for tests and reports. */
-    public record Stats(int entries, long bytes, long capBytes, long builds, long hits, long evictions, long dropped) {}
+    /**
+     * What the cache holds and has done, for tests, reports and meters: a lookup while the cache is on is a hit or
+     * a miss (built, joined a build under way, or refused as too large); evictions make room under the cap,
+     * drops follow a cleanup or a graph created again.
+     */
+    public record Stats(int entries, long bytes, long capBytes, long builds, long hits, long misses, long evictions,
+                        long dropped, long extensions) {}
+
+    /** A cached entry: its key and topology. */
+    record Entry(Key key, Topology topology) {}
 
     private static final TopologyCache SHARED = new TopologyCache(Long.getLong(CAP_PROPERTY, DEFAULT_CAP_BYTES));
 
@@ -55,8 +63,10 @@ public final class TopologyCache {
     private long bytes;
     private long builds;
     private long hits;
+    private long misses;
     private long evictions;
     private long dropped;
+    private long extensions;
 
     TopologyCache(long capBytes) {
         this.capBytes = Math.max(0, capBytes);
@@ -75,7 +85,7 @@ public final class TopologyCache {
     }
 
     public synchronized Stats stats() {
-        return new Stats(entries.size(), bytes, capBytes, builds, hits, evictions, dropped);
+        return new Stats(entries.size(), bytes, capBytes, builds, hits, misses, evictions, dropped, extensions);
     }
 
     /**
@@ -85,13 +95,17 @@ public final class TopologyCache {
     Mono<Optional<Topology>> get(Key key, Supplier<Mono<Topology>> build) {
         Mono<Topology> pending;
         synchronized (this) {
-            if (capBytes == 0 || key.rowCount() * MIN_BYTES_PER_EDGE > capBytes || refused.containsKey(key))
+            if (capBytes == 0) return Mono.just(Optional.empty());
+            if (key.rowCount() * MIN_BYTES_PER_EDGE > capBytes || refused.containsKey(key)) {
+                misses++;
                 return Mono.just(Optional.empty());
+            }
             Topology cached = entries.get(key);
             if (cached != null) {
                 hits++;
                 return Mono.just(Optional.of(cached));
             }
+            misses++;
             pending = building.get(key);
             if (pending == null) {
                 builds++;
@@ -105,6 +119,27 @@ public final class TopologyCache {
             }
         }
         return pending.map(Optional::of).defaultIfEmpty(Optional.empty());
+    }
+
+    /**
+     * The cached entry of the newest version of {@code key}'s dataset below {@code key}'s version, if any: a build
+     * may extend it when the table only gained fragments since ({@link TableReader#topology}).
+     */
+    synchronized Optional<Entry> newestBefore(Key key) {
+        Entry found = null;
+        for (Map.Entry<Key, Topology> e : entries.entrySet()) {
+            Key k = e.getKey();
+            if (k.path().equals(key.path()) && k.version() < key.version()
+                    && (found == null || k.version() > found.key().version())) {
+                found = new Entry(k, e.getValue());
+            }
+        }
+        return Optional.ofNullable(found);
+    }
+
+    /** A build extended a cached topology instead of scanning the whole table (counted for tests and reports). */
+    synchronized void extended() {
+        extensions++;
     }
 
     /** The cap a build may grow to before it gives up ({@link Topology.TooLarge}). */

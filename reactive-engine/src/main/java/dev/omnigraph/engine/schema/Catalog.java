@@ -20,6 +20,8 @@ public final class Catalog {
     private final Map<String, CatalogTable> byKey = new LinkedHashMap<>();
     private final Map<String, NodeTable> nodes = new LinkedHashMap<>();
     private final Map<String, EdgeTable> edges = new LinkedHashMap<>();
+    /** Memo of {@link #irHash()}; a benign race (every thread computes the same string). */
+    private volatile String irHash;
 
     private Catalog(SchemaIr ir, CompiledSchema schema) {
         this.ir = ir;
@@ -89,6 +91,13 @@ public final class Catalog {
 
     public SchemaIr ir() {
         return ir;
+    }
+
+    /** {@link SchemaIr#irHash()} of {@link #ir()}, computed once: every read compares it with its snapshot's stamp. */
+    public String irHash() {
+        String hash = irHash;
+        if (hash == null) irHash = hash = ir.irHash();
+        return hash;
     }
 
     public CompiledSchema schema() {
