@@ -33,12 +33,14 @@ final class Routes {
     private final List<Route> top;
     private final List<Route> perGraph;
     private final JsonNode openApi;
+    private final FollowerRouting followers;
 
-    Routes(GraphRegistry registry, BearerTokens tokens, ServerMetrics metrics) {
+    Routes(GraphRegistry registry, BearerTokens tokens, ServerMetrics metrics, FollowerRouting followers) {
         this.registry = registry;
         this.tokens = tokens;
+        this.followers = followers;
         this.open = List.of(
-                new Route("GET", "healthz", (ex, g, v) -> ex.json(200, Shapes.health()),
+                new Route("GET", "healthz", (ex, g, v) -> ex.json(200, followers.health(Shapes.health())),
                         ApiDoc.of("health", "Liveness and versions", "HealthOutput")),
                 new Route("GET", "openapi.json", (ex, g, v) -> ex.json(200, openApi()),
                         ApiDoc.of("getOpenApi", "This document", null)));
@@ -89,6 +91,11 @@ final class Routes {
 
     private JsonNode openApi() {
         return openApi;
+    }
+
+    /** Stops the freshness checks and the forwarding client. */
+    void close() {
+        followers.close();
     }
 
     /** Routes answered without a bearer token. */
@@ -157,7 +164,8 @@ final class Routes {
     private Mono<Void> graphRoute(Exchange ex, String method, String graphId, List<String> rest, String rawPath) {
         Matched matched = match(perGraph, method, rest, ex, rawPath).orElseThrow(() -> HttpProblem.notFound(
                 "no route " + method + " /" + String.join("/", rest) + " on a graph"));
-        return registry.graph(graphId).flatMap(graph -> matched.serve(ex, graph)
+        return registry.graph(graphId).flatMap(graph -> Mono.defer(() -> followers.serve(ex, graphId, graph,
+                        matched.route(), matched.vars(), matched.serve(ex, graph)))
                 .onErrorResume(e -> ex.error(e, entityKinds(graph))));
     }
 
