@@ -20,7 +20,6 @@ import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * How fresh this server's view of each served graph is, and reads that must see a given commit.
@@ -65,13 +64,10 @@ final class Freshness {
                 .baseUnit("seconds").register(meters);
     }
 
-    /** Starts the periodic checks (each runs after the previous one finished; a missed tick is skipped). */
+    /** Starts the periodic checks (each starts one interval after the previous one finished). */
     Freshness start() {
-        Duration every = settings.maxStaleness();
-        checks = Flux.interval(every, every, Schedulers.parallel())
-                .onBackpressureDrop()
-                .concatMap(tick -> checkAll(), 1)
-                .subscribe();
+        // One-shot delays, not Flux.interval: disposing a periodic task can park the disposing thread.
+        checks = Mono.delay(settings.maxStaleness()).then(Mono.defer(this::checkAll)).repeat().subscribe();
         return this;
     }
 
@@ -136,16 +132,18 @@ final class Freshness {
         Duration timeout = settings.minCommitTimeout();
         Mono<Boolean> visible = Mono.defer(() -> graph.commit(commitId)).map(found -> true)
                 .onErrorResume(NotFound.class, missing -> Mono.just(false));
-        return Flux.interval(Duration.ZERO, settings.maxStaleness(), Schedulers.parallel())
-                .onBackpressureDrop()
-                .concatMap(tick -> visible, 1)
-                .filter(Boolean::booleanValue)
-                .next()
+        return untilVisible(visible, settings.maxStaleness())
                 .timeout(timeout, Mono.error(() -> new HttpProblem(504, null, "this server has not seen commit "
                         + commitId + " within " + timeout.toMillis() + " ms; retry, or read through the server "
                         + "that wrote it").withDetail("min_commit", Json.object().put("graph_commit_id", commitId)
                         .put("timeout_ms", timeout.toMillis()))))
                 .then();
+    }
+
+    /** Checks at once, then again one interval after each miss, until {@code visible} says yes. */
+    private static Mono<Void> untilVisible(Mono<Boolean> visible, Duration every) {
+        return visible.flatMap(found -> found ? Mono.<Void>empty()
+                : Mono.delay(every).then(Mono.defer(() -> untilVisible(visible, every))));
     }
 
     /** The freshness part of {@code /healthz}: the bound, the follower mode, and each open graph's last view. */
