@@ -58,6 +58,10 @@ class FailoverUnderLoadTest {
             + "{ insert Knows { from: $a, to: $b, since: $d } }";
     private static final LocalDate DAY_ZERO = LocalDate.of(2000, 1, 1);
 
+    /** Answers that sent a write on to another server: 503s and connection errors. */
+    private final AtomicInteger retries = new AtomicInteger();
+    /** When each acknowledgement arrived (nanoTime), to report the write gap after each kill. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Long> ackTimes = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -113,6 +117,7 @@ class FailoverUnderLoadTest {
                 }
                 pool.shutdown();
                 List<Long> killed = new ArrayList<>();
+                List<Long> killTimes = new ArrayList<>();
                 for (CountDownLatch mark : marks) {
                     while (!mark.await(1, TimeUnit.SECONDS)) {
                         // A worker that failed (a write never acknowledged) fails the test now, not at the deadline.
@@ -124,11 +129,20 @@ class FailoverUnderLoadTest {
                             .orElseThrow(() -> new AssertionError("no child holds the lease (pid " + holder + ")"));
                     assertThat(victim.process().isAlive()).isTrue();
                     victim.process().destroyForcibly().waitFor(); // kill -9: no shutdown hook, the lease not given back
+                    killTimes.add(System.nanoTime());
                     killed.add(holder);
                 }
                 CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
 
                 assertThat(killed).hasSize(2).doesNotHaveDuplicates();
+                assertThat(retries.get()).as("the kills made writes go elsewhere").isPositive();
+                for (long kill : killTimes) {
+                    long next = ackTimes.stream().filter(t -> t > kill).min(Long::compare).orElse(kill);
+                    System.out.printf("failover: no write acknowledged for %d ms after a kill -9 of the holder%n",
+                            (next - kill) / 1_000_000);
+                }
+                System.out.printf("failover: %d writes acknowledged, %d answers sent a write elsewhere%n",
+                        acknowledged.size(), retries.get());
                 assertThat(acknowledged).hasSize(WRITES);
                 assertThat(secondAnswers).as("a key acknowledged twice").isEmpty();
                 // Every acknowledged write is in the graph exactly once (edges have generated ids: a write
@@ -173,12 +187,17 @@ class FailoverUnderLoadTest {
             Server server = servers.get((first + attempt++) % servers.size());
             try {
                 HttpResponse<String> answer = send(server.url(), key);
-                if (answer.statusCode() == 200) return Json.parse(answer.body(), "answer");
+                if (answer.statusCode() == 200) {
+                    ackTimes.add(System.nanoTime());
+                    return Json.parse(answer.body(), "answer");
+                }
+                retries.incrementAndGet();
                 last = answer.statusCode() + " " + answer.body();
                 if (answer.statusCode() != 503) throw new AssertionError("write " + key + " refused: " + last);
                 long wait = answer.headers().firstValue("Retry-After").map(Long::parseLong).orElse(1L);
                 CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(wait, TimeUnit.SECONDS)).join();
             } catch (IOException unreachable) {
+                retries.incrementAndGet();
                 last = unreachable.toString(); // killed, or not up: the next server
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
