@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.omnigraph.engine.Omnigraph;
 import dev.omnigraph.engine.OpenMode;
 import dev.omnigraph.engine.ReadTarget;
+import dev.omnigraph.engine.internal.HandleInternals;
 import dev.omnigraph.http.wire.HttpProblem;
 import dev.omnigraph.http.wire.Json;
 import dev.omnigraph.storage.error.NotFound;
+import dev.omnigraph.storage.lease.WriterLease;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -27,8 +29,8 @@ import reactor.core.publisher.Mono;
  * <p>Every {@code maxStaleness} the server checks each open graph's main head: one open of the latest
  * {@code __manifest} version (the version check every read starts with), a manifest scan only when the version
  * moved. That keeps a follower's handle, its schema and its view of the head at most one interval behind the
- * holder with no traffic at all, re-opens a follower handle on schedule (so a follower takes the writer lease
- * over after the holder dies even when idle), and is what {@code /healthz} and the gauges report.
+ * holder with no traffic at all, and is what {@code /healthz} and the gauges report. A follower also reads the
+ * lease object: once it has no live holder the follower opens again and takes it over, even when idle.
  *
  * <p>A read may name a minimum commit ({@value #MIN_COMMIT} header or {@value #MIN_COMMIT_PARAM} parameter: the
  * {@code graph_commit_id} a write answered). It is served once that commit is visible here, checked at once and
@@ -94,7 +96,8 @@ final class Freshness {
         Mono<View> seen = graph.mode() == OpenMode.READ_WRITE
                 ? Mono.just(new View(OpenMode.READ_WRITE, -1, Optional.empty(), System.nanoTime()))
                 : graph.snapshot(ReadTarget.main()).map(snapshot -> new View(graph.mode(), snapshot.manifestVersion(),
-                        snapshot.graphCommitId(), System.nanoTime()));
+                        snapshot.graphCommitId(), System.nanoTime())).flatMap(view -> takeOverIfFree(id, graph)
+                        .thenReturn(view));
         return seen
                 .doOnNext(view -> {
                     if (views.put(id, view) == null) {
@@ -104,6 +107,18 @@ final class Freshness {
                                 .tag("graph", id).baseUnit("seconds").register(meters);
                     }
                 });
+    }
+
+    /**
+     * A follower whose lease has no live holder (expired after the holder died, or given back) is dropped, so the
+     * next check or request opens the graph again and takes the lease: a takeover within one interval of the
+     * expiry. One read of the lease object; a graph without one (OS locks) is left alone.
+     */
+    private Mono<Void> takeOverIfFree(String id, Omnigraph follower) {
+        return WriterLease.read(HandleInternals.of(follower).objectStore())
+                .doOnNext(lease -> lease.filter(held -> !held.heldAt(java.time.Instant.now()))
+                        .ifPresent(free -> registry.reopen(id, follower)))
+                .then();
     }
 
     /** The minimum commit a read asked for (header or parameter; the two must agree), if any. */

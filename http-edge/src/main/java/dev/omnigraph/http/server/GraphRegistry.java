@@ -160,6 +160,18 @@ final class GraphRegistry {
     }
 
     /**
+     * Drops {@code follower}, the current follower handle of graph {@code id}, so the next request opens the graph
+     * again: called when the lease it follows is free (its holder died and it expired, or was given back), so a
+     * follower takes over within a check instead of waiting out {@link #FOLLOW_FOR}.
+     */
+    void reopen(String id, Omnigraph follower) {
+        Mono<Omnigraph> cached = open.get(id);
+        if (cached != null && follower.mode() == OpenMode.READ_ONLY && latest.get(id) == follower) {
+            open.remove(id, cached);
+        }
+    }
+
+    /**
      * A follower handle that a newer open replaced is closed (it holds no tenure: closing only stops its meters),
      * so the periodic re-opens of a follower do not pile handles up.
      */

@@ -111,7 +111,9 @@ final class WriteForwarder {
         return WriterLease.read(HandleInternals.of(graph).objectStore())
                 .map(found -> found.filter(lease -> lease.heldAt(Instant.now())).flatMap(LeaseHolder::advertisedUrl))
                 .doOnNext(url -> holders.put(key, new Known(url, Instant.now().plus(HOLDER_TTL))))
-                .flatMap(Mono::justOrEmpty);
+                .flatMap(Mono::justOrEmpty)
+                // Storage unreachable for the lease read: answer as a follower does (503), not a fault.
+                .onErrorResume(failure -> Mono.empty());
     }
 
     private Mono<Void> redirect(Exchange ex, String holder) {
