@@ -23,6 +23,10 @@ final class FollowerRouting {
     /** Serves {@code route} on {@code graph}: {@code local} is how this server alone would serve it. */
     Mono<Void> serve(Exchange ex, String graphId, Omnigraph graph, Route route, Map<String, String> vars,
                      Mono<Void> local) {
+        if (route.path().equals("healthz")) {
+            // The graph's base path answers what the top-level /healthz does, freshness included.
+            return ex.json(200, health(dev.omnigraph.http.wire.Shapes.health()));
+        }
         return WriteForwarder.needsLease(route, graph, vars).flatMap(write -> {
             if (write) return forwarder.serve(ex, graph, local);
             Optional<String> minCommit = Freshness.minCommit(ex);

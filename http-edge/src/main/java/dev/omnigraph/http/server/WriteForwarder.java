@@ -71,6 +71,11 @@ final class WriteForwarder {
         this.unreachable = Counter.builder(name).tag("outcome", "unreachable").register(meters);
     }
 
+    /** Whether {@code route} may read (and so takes a minimum commit): GET, the read POSTs, a stored query. */
+    static boolean mayRead(Route route) {
+        return route.method().equals("GET") || READ_POSTS.contains(route.path()) || route.path().equals("queries/{name}");
+    }
+
     /**
      * Whether {@code route} writes, so only the lease holder can serve it. A stored query is a write when it is a
      * mutation (one read of the stored query; an unknown name is served here, as a 404).
