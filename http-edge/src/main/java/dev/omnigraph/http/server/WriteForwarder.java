@@ -78,10 +78,12 @@ final class WriteForwarder {
 
     /**
      * Whether {@code route} writes, so only the lease holder can serve it. A stored query is a write when it is a
-     * mutation (one read of the stored query; an unknown name is served here, as a 404).
+     * mutation (on a follower: one read of the stored query; an unknown name is served here, as a 404; the holder
+     * serves either kind itself, so it does not look).
      */
     static Mono<Boolean> needsLease(Route route, Omnigraph graph, Map<String, String> vars) {
         if (route.path().equals("queries/{name}")) {
+            if (graph.mode() == OpenMode.READ_WRITE) return Mono.just(false);
             return StoredQueries.get(HandleInternals.of(graph).objectStore(), vars.get("name"))
                     .map(stored -> stored.decl().isMutation())
                     .onErrorResume(missing -> Mono.just(false));

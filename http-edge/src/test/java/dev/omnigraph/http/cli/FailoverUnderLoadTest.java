@@ -255,6 +255,7 @@ class FailoverUnderLoadTest {
     /** Waits (on the drained output, not by sleeping a fixed time) until the child printed its banner. */
     private static void awaitBanner(Server server) {
         Flux.interval(Duration.ofMillis(100))
+                .onBackpressureDrop()
                 .filter(tick -> server.output().indexOf("omnigraph serving") >= 0 || !server.process().isAlive())
                 .blockFirst(Duration.ofMinutes(3));
         assertThat(server.output().toString()).as("banner of " + server.url()).contains("omnigraph serving");

@@ -11,9 +11,10 @@ import dev.omnigraph.http.wire.Json;
 import io.netty.handler.codec.http.HttpMethod;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import reactor.core.publisher.Flux;
 
 /**
@@ -21,18 +22,20 @@ import reactor.core.publisher.Flux;
  * one {@code s3://} root: the follower's periodic version check picks a new head up with no read at all and
  * reports it in {@code /healthz} and as gauges; a read naming the commit a write answered is served once that
  * commit is visible, and answered 504 {@code min_commit} when it never becomes visible within the timeout.
+ * The tests share one pair of servers (each writes names of its own).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FollowerFreshnessTest {
     private static final ScaleOut FOLLOWER = ScaleOut.DEFAULT.withMaxStaleness(Duration.ofMillis(200))
-            .withMinCommitTimeout(Duration.ofMillis(600));
+            .withMinCommitTimeout(Duration.ofSeconds(3));
     private SharedRootServers servers;
 
-    @BeforeEach
+    @BeforeAll
     void setUp() throws Exception {
         servers = new SharedRootServers("fresh").start(FOLLOWER);
     }
 
-    @AfterEach
+    @AfterAll
     void tearDown() throws Exception {
         servers.close();
     }
@@ -45,6 +48,7 @@ class FollowerFreshnessTest {
 
         // Only /healthz is asked (it reads nothing): the periodic check alone moves the follower's view to the head.
         JsonNode graph = Flux.interval(Duration.ZERO, Duration.ofMillis(50))
+                .onBackpressureDrop()
                 .concatMap(tick -> servers.follower.sendAsync(HttpMethod.GET, "/healthz", Map.of(),
                         reactor.core.publisher.Mono.empty()), 1)
                 .map(FollowerFreshnessTest::followerView)
@@ -56,7 +60,7 @@ class FollowerFreshnessTest {
                 .path("graph_manifest_version").asLong());
         JsonNode freshness = servers.follower.get("/healthz").json().path("freshness");
         assertThat(freshness.path("max_staleness_ms").asLong()).isEqualTo(200);
-        assertThat(freshness.path("min_commit_timeout_ms").asLong()).isEqualTo(600);
+        assertThat(freshness.path("min_commit_timeout_ms").asLong()).isEqualTo(3000);
         assertThat(freshness.path("follower_writes").asText()).isEqualTo("forward");
         assertThat(freshness.path("advertise_url").asText()).isEqualTo(servers.follower.server.baseUrl());
 
@@ -70,12 +74,12 @@ class FollowerFreshnessTest {
 
     @Test
     void aReadNamingTheCommitAWriteAnsweredIsServedOnTheFollowerWithThatWrite() {
-        Reply written = servers.holder.postJson("/mutate", mutation("addPerson", "{\"name\":\"Cy\",\"age\":29}"));
+        Reply written = servers.holder.postJson("/mutate", mutation("addPerson", "{\"name\":\"Dee\",\"age\":29}"));
         String commit = written.json().path("commit").path("graph_commit_id").asText();
         Reply people = servers.follower.send(HttpMethod.POST, "/queries/people",
                 Map.of("Content-Type", "application/json", Freshness.MIN_COMMIT, commit), HttpFixture.text("{}"));
         assertThat(people.status()).as(people.toString()).isEqualTo(200);
-        assertThat(people.json().path("row_count").asInt()).isEqualTo(1);
+        assertThat(people.body()).contains("\"Dee\"");
 
         // The parameter form, on a GET, and for a commit on another branch (written through the follower).
         Reply branched = servers.follower.postJson("/branches", "{\"name\":\"side\"}");
@@ -94,7 +98,7 @@ class FollowerFreshnessTest {
         Reply waited = servers.follower.get("/snapshot?min_commit=01ZZZZZZZZZZZZZZZZZZZZZZZZ");
         assertThat(waited.status()).as(waited.toString()).isEqualTo(504);
         assertThat(waited.json().path("min_commit").path("graph_commit_id").asText()).isEqualTo("01ZZZZZZZZZZZZZZZZZZZZZZZZ");
-        assertThat(waited.json().path("min_commit").path("timeout_ms").asLong()).isEqualTo(600);
+        assertThat(waited.json().path("min_commit").path("timeout_ms").asLong()).isEqualTo(3000);
 
         Reply malformed = servers.follower.send(HttpMethod.GET, "/snapshot", Map.of(Freshness.MIN_COMMIT, "not a commit"),
                 reactor.core.publisher.Mono.empty());
