@@ -88,6 +88,9 @@ final class ServeCommand implements Callable<Integer> {
     @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Budget of every read query:%n")
     QueryLimitOptions queryLimits;
 
+    @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Several servers on one root:%n")
+    ScaleOutOptions scaleOut;
+
     @Override
     public Integer call() {
         BearerTokens tokens = tokensFile != null ? BearerTokens.fromFile(tokensFile, "--tokens-file")
@@ -103,7 +106,8 @@ final class ServeCommand implements Callable<Integer> {
         if (metricsBind != null) {
             config = config.withOpenMetrics(hostPort("--metrics-bind", metricsBind));
         }
-        config = config.withQueryLimits(QueryLimitOptions.of(queryLimits, config.queryLimits()));
+        config = config.withQueryLimits(QueryLimitOptions.of(queryLimits, config.queryLimits()))
+                .withScaleOut(ScaleOutOptions.of(scaleOut));
         logs.apply();
         return serve(cli.services(), config, policy.load(), cli.out, json);
     }

@@ -75,6 +75,11 @@ final class Exchange {
         return new Exchange(request, response, requestId, loop, query, actor, limits, requestGate, readBody);
     }
 
+    /** The JSON body read before the authorization decision, if it was (a forward sends it instead of the stream). */
+    Optional<JsonNode> preReadBody() {
+        return Optional.ofNullable(readBody);
+    }
+
     /** The same request with its JSON body already read (for the authorization decision); the route reads it here. */
     Exchange withBody(JsonNode body) {
         return new Exchange(request, response, requestId, loop, query, actor, limits, gate, body);

@@ -37,12 +37,15 @@ final class GraphRegistry {
     private final GraphRoot root;
     private final Optional<String> singleId;
     private final Map<String, Mono<Omnigraph>> open = new ConcurrentHashMap<>();
+    /** The handle each graph's last open produced (to close a follower handle once it is replaced). */
+    private final Map<String, Omnigraph> latest = new ConcurrentHashMap<>();
     private final QueryLimits queryLimits;
     /** Where every handle opened here records its meters; null: none. Set once, before the first request. */
     private volatile io.micrometer.core.instrument.MeterRegistry meters;
     /** Where every handle opened here makes its observations; null or no-op: none. Set once, before the first request. */
     private volatile io.micrometer.observation.ObservationRegistry observations;
-    private final dev.omnigraph.storage.lease.LeaseSettings lease = dev.omnigraph.storage.lease.LeaseSettings.fromEnvironment();
+    /** How handles hold the writer lease (with this server's advertised URL); set once, before the first request. */
+    private volatile dev.omnigraph.storage.lease.LeaseSettings lease = dev.omnigraph.storage.lease.LeaseSettings.fromEnvironment();
     /** How long a follower handle is kept before the server tries to take the writer tenure again. */
     static final Duration FOLLOW_FOR = Duration.ofSeconds(5);
 
@@ -86,6 +89,17 @@ final class GraphRegistry {
     GraphRegistry observations(io.micrometer.observation.ObservationRegistry registry) {
         this.observations = registry;
         return this;
+    }
+
+    /** Opens every later handle with {@code settings} as its writer lease settings. */
+    GraphRegistry lease(dev.omnigraph.storage.lease.LeaseSettings settings) {
+        this.lease = settings;
+        return this;
+    }
+
+    /** The ids of the graphs opened so far (the freshness checks look only at those). */
+    java.util.Set<String> openIds() {
+        return java.util.Set.copyOf(open.keySet());
     }
 
     private static boolean isGraph(Path dir) {
@@ -142,6 +156,7 @@ final class GraphRegistry {
     private Mono<Omnigraph> handle(String id, GraphRoot graphRoot) {
         Mono<Omnigraph> cached = open.computeIfAbsent(id, key -> withMeters(Omnigraph.at(graphRoot).services(services)
                         .lease(lease).queryLimits(queryLimits)).openServing()
+                .doOnNext(opened -> retire(key, opened))
                 .doOnError(e -> open.remove(key))
                 .cache(ok -> ok.mode() == OpenMode.READ_WRITE ? Duration.ofMillis(Long.MAX_VALUE) : FOLLOW_FOR,
                         e -> Duration.ZERO, () -> Duration.ZERO));
@@ -150,6 +165,29 @@ final class GraphRegistry {
             if (open.remove(id, cached)) graph.close();
             return handle(id, graphRoot);
         });
+    }
+
+    /**
+     * Drops {@code follower}, the current follower handle of graph {@code id}, so the next request opens the graph
+     * again: called when the lease it follows is free (its holder died and it expired, or was given back), so a
+     * follower takes over within a check instead of waiting out {@link #FOLLOW_FOR}.
+     */
+    void reopen(String id, Omnigraph follower) {
+        Mono<Omnigraph> cached = open.get(id);
+        if (cached != null && follower.mode() == OpenMode.READ_ONLY && latest.get(id) == follower) {
+            open.remove(id, cached);
+        }
+    }
+
+    /**
+     * A follower handle that a newer open replaced is closed (it holds no tenure: closing only stops its meters),
+     * so the periodic re-opens of a follower do not pile handles up.
+     */
+    private void retire(String id, Omnigraph opened) {
+        Omnigraph previous = latest.put(id, opened);
+        if (previous != null && previous != opened && previous.mode() == OpenMode.READ_ONLY) {
+            previous.closeAsync().subscribe(done -> { }, failure -> { });
+        }
     }
 
     private dev.omnigraph.engine.OmnigraphBuilder withMeters(dev.omnigraph.engine.OmnigraphBuilder builder) {

@@ -43,7 +43,18 @@ public final class OmnigraphServer {
      * the budget every read query on every served graph runs within.
      */
     public record Config(GraphRoot root, String host, int port, BearerTokens tokens, ServerLimits limits,
-                         QueryLimits queryLimits, Optional<InetSocketAddress> openMetrics) {
+                         QueryLimits queryLimits, Optional<InetSocketAddress> openMetrics, ScaleOut scaleOut) {
+        /** Serving the root alone: no advertised URL, followers refuse writes as before. */
+        public Config(GraphRoot root, String host, int port, BearerTokens tokens, ServerLimits limits,
+                      QueryLimits queryLimits, Optional<InetSocketAddress> openMetrics) {
+            this(root, host, port, tokens, limits, queryLimits, openMetrics, ScaleOut.DEFAULT);
+        }
+
+        /** How this server shares its root with other servers (issue 33: forwarding, freshness). */
+        public Config withScaleOut(ScaleOut newScaleOut) {
+            return new Config(root, host, port, tokens, limits, queryLimits, openMetrics, newScaleOut);
+        }
+
         /** Without an open metrics address. */
         public Config(GraphRoot root, String host, int port, BearerTokens tokens, ServerLimits limits,
                       QueryLimits queryLimits) {
@@ -71,19 +82,19 @@ public final class OmnigraphServer {
         }
 
         public Config withQueryLimits(QueryLimits newQueryLimits) {
-            return new Config(root, host, port, tokens, limits, newQueryLimits, openMetrics);
+            return new Config(root, host, port, tokens, limits, newQueryLimits, openMetrics, scaleOut);
         }
 
         public Config withPort(int newPort) {
-            return new Config(root, host, newPort, tokens, limits, queryLimits, openMetrics);
+            return new Config(root, host, newPort, tokens, limits, queryLimits, openMetrics, scaleOut);
         }
 
         public Config withHost(String newHost) {
-            return new Config(root, newHost, port, tokens, limits, queryLimits, openMetrics);
+            return new Config(root, newHost, port, tokens, limits, queryLimits, openMetrics, scaleOut);
         }
 
         public Config withTokens(BearerTokens newTokens) {
-            return new Config(root, host, port, newTokens, limits, queryLimits, openMetrics);
+            return new Config(root, host, port, newTokens, limits, queryLimits, openMetrics, scaleOut);
         }
 
         /**
@@ -91,11 +102,11 @@ public final class OmnigraphServer {
          * for a scraper on a network the graph API is not exposed to).
          */
         public Config withOpenMetrics(InetSocketAddress address) {
-            return new Config(root, host, port, tokens, limits, queryLimits, Optional.of(address));
+            return new Config(root, host, port, tokens, limits, queryLimits, Optional.of(address), scaleOut);
         }
 
         public Config withLimits(ServerLimits newLimits) {
-            return new Config(root, host, port, tokens, newLimits, queryLimits, openMetrics);
+            return new Config(root, host, port, tokens, newLimits, queryLimits, openMetrics, scaleOut);
         }
     }
 
@@ -150,7 +161,8 @@ public final class OmnigraphServer {
                                               ObservationRegistry observations) {
         ServerMetrics metrics = new ServerMetrics();
         GraphRegistry registry = GraphRegistry.create(ServerMetrics.counted(services), requested.root(),
-                requested.queryLimits()).meters(metrics.registry()).observations(observations);
+                requested.queryLimits()).meters(metrics.registry()).observations(observations)
+                .lease(requested.scaleOut().leaseSettings());
         Config config = requested;
         if (!requested.tokens().enabled()) {
             if (!isLoopback(requested.host())) {
@@ -163,7 +175,8 @@ public final class OmnigraphServer {
         }
         policy.requireTokens(config.tokens());
         policy.bindMetrics(metrics.registry());
-        Routes routes = new Routes(registry, config.tokens(), metrics, policy);
+        FollowerRouting followers = new FollowerRouting(config.scaleOut(), registry, metrics.registry());
+        Routes routes = new Routes(registry, config.tokens(), metrics, policy, followers);
         ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         OmnigraphServer omnigraph = new OmnigraphServer(registry, config, routes, connections, metrics,
                 new RequestTelemetry(observations, routes::template));
@@ -202,7 +215,10 @@ public final class OmnigraphServer {
                                     return started;
                                 }))
                         .orElse(Mono.just(started)))
-                .doOnError(failure -> metrics.close());
+                .doOnError(failure -> {
+                    routes.close();
+                    metrics.close();
+                });
     }
 
     /** Loopback names and literals only: {@code localhost}, IPv6 {@code ::1}, an IPv4 literal in 127.0.0.0/8. */
@@ -314,6 +330,7 @@ public final class OmnigraphServer {
                     .then(Mono.<Void>create(sink -> connections.close().addListener(f -> sink.success())))
                     .then(registry.closeAll())
                     .doFinally(signal -> {
+                        routes.close();
                         metrics.close();
                         terminated.tryEmitEmpty();
                     });

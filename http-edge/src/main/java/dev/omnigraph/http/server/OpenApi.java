@@ -41,7 +41,8 @@ final class OpenApi {
             Map.entry(422, "idempotency_key_reused: the Idempotency-Key was used for a different request"),
             Map.entry(431, "Request headers too large"),
             Map.entry(500, "Storage fault or internal error"),
-            Map.entry(503, "recovery_required, query_timeout, storage overloaded, too many connections or shutting down"));
+            Map.entry(503, "recovery_required, query_timeout, storage overloaded, too many connections or shutting down"),
+            Map.entry(504, "min_commit: the commit named by X-Omnigraph-Min-Commit was not visible here in time"));
 
     private OpenApi() {
     }
@@ -106,6 +107,15 @@ final class OpenApi {
             header(params, WriteRoutes.IDEMPOTENCY_KEY, false, "Makes the write idempotent: a retry with the same key "
                     + "and request answers the first outcome (with Idempotent-Replayed: true) and writes nothing");
         }
+        boolean minCommit = graphScoped || !route.path().equals("healthz") && !route.path().equals("openapi.json")
+                && !route.path().equals("graphs") && !route.path().equals("metrics");
+        if (minCommit && WriteForwarder.mayRead(route)) {
+            header(params, Freshness.MIN_COMMIT, false, "Serve the read only once this graph_commit_id (one a write "
+                    + "answered) is visible here; 504 after the server's --min-commit-timeout");
+            params.addObject().put("name", Freshness.MIN_COMMIT_PARAM).put("in", "query").put("required", false)
+                    .put("description", "As the " + Freshness.MIN_COMMIT + " header").putObject("schema")
+                    .put("type", "string");
+        }
         if (!params.isEmpty()) op.set("parameters", params);
         if (api.requestMedia() != null) {
             ObjectNode body = op.putObject("requestBody");
@@ -127,7 +137,9 @@ final class OpenApi {
         if (api.responseSchema() != null) content.putObject("schema").put("$ref", ref(api.responseSchema()));
         else if (!api.responseMedia().equals(ApiDoc.JSON)) content.putObject("schema").put("type", "string");
         else content.putObject("schema").put("type", "object");
-        for (int status : statuses(api, graphScoped, auth)) {
+        TreeSet<Integer> statuses = statuses(api, graphScoped, auth);
+        if (minCommit && WriteForwarder.mayRead(route)) statuses.add(504);
+        for (int status : statuses) {
             responses.putObject(Integer.toString(status)).put("description", MEANING.get(status))
                     .putObject("content").putObject(ApiDoc.JSON).putObject("schema").put("$ref", ERROR);
         }

@@ -34,17 +34,16 @@ final class Routes {
     private final List<Route> top;
     private final List<Route> perGraph;
     private final JsonNode openApi;
+    private final FollowerRouting followers;
 
-    Routes(GraphRegistry registry, BearerTokens tokens, ServerMetrics metrics) {
-        this(registry, tokens, metrics, ServerPolicy.none());
-    }
-
-    Routes(GraphRegistry registry, BearerTokens tokens, ServerMetrics metrics, ServerPolicy policy) {
+    Routes(GraphRegistry registry, BearerTokens tokens, ServerMetrics metrics, ServerPolicy policy,
+           FollowerRouting followers) {
         this.registry = registry;
         this.tokens = tokens;
         this.policy = policy;
+        this.followers = followers;
         this.open = List.of(
-                new Route("GET", "healthz", (ex, g, v) -> ex.json(200, Shapes.health()),
+                new Route("GET", "healthz", (ex, g, v) -> ex.json(200, followers.health(Shapes.health())),
                         ApiDoc.of("health", "Liveness and versions", "HealthOutput")),
                 new Route("GET", "openapi.json", (ex, g, v) -> ex.json(200, openApi()),
                         ApiDoc.of("getOpenApi", "This document", null)));
@@ -95,6 +94,11 @@ final class Routes {
 
     private JsonNode openApi() {
         return openApi;
+    }
+
+    /** Stops the freshness checks and the forwarding client. */
+    void close() {
+        followers.close();
     }
 
     /** Routes answered without a bearer token. */
@@ -167,13 +171,15 @@ final class Routes {
         Matched matched = match(perGraph, method, rest, ex, rawPath).orElseThrow(() -> HttpProblem.notFound(
                 "no route " + method + " /" + String.join("/", rest) + " on a graph"));
         if (ex.gate().isEmpty()) {
-            return registry.graph(graphId).flatMap(graph -> matched.serve(ex, graph)
+            return registry.graph(graphId).flatMap(graph -> Mono.defer(() -> followers.serve(ex, graphId, graph,
+                            matched.route(), matched.vars(), matched.serve(ex, graph)))
                     .onErrorResume(e -> ex.error(e, entityKinds(graph))));
         }
-        // Decided before any work, the graph's lookup included; see RouteGate.
+        // Decided before any work, the graph's lookup and a forward to the lease holder included; see RouteGate.
         Exchange forGraph = ex.gated(ex.gate().get().forGraph(graphId));
         return RouteGate.decide(matched.route(), matched.vars(), forGraph).flatMap(ready ->
-                RouteGate.hideUnknown(registry.graph(graphId), ready).flatMap(graph -> matched.serve(ready, graph)
+                RouteGate.hideUnknown(registry.graph(graphId), ready).flatMap(graph -> Mono.defer(() -> followers.serve(
+                                ready, graphId, graph, matched.route(), matched.vars(), matched.serve(ready, graph)))
                         .onErrorResume(e -> ready.error(e, entityKinds(graph)))));
     }
 

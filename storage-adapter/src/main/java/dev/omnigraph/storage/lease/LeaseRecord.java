@@ -10,9 +10,10 @@ import java.time.Instant;
 /**
  * The content of the lease object: who holds the root, with which epoch, until when (ms since the epoch, judged by
  * the clock of whoever reads it), and whether the holder gave it back. The object is never deleted: a released
- * lease keeps its epoch so the next holder's is higher.
+ * lease keeps its epoch so the next holder's is higher. {@code advertise}: where the holder takes writes (its
+ * server's URL), or null when it said nothing.
  */
-record LeaseRecord(RootLock.Holder owner, long epoch, long expiresAtMillis, boolean released) {
+record LeaseRecord(RootLock.Holder owner, long epoch, long expiresAtMillis, boolean released, String advertise) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Whether another owner may take it over at {@code nowMillis}. */
@@ -21,11 +22,17 @@ record LeaseRecord(RootLock.Holder owner, long epoch, long expiresAtMillis, bool
     }
 
     LeaseRecord renewedUntil(long expiry) {
-        return new LeaseRecord(owner, epoch, expiry, false);
+        return new LeaseRecord(owner, epoch, expiry, false, advertise);
     }
 
     LeaseRecord releasedAt(long nowMillis) {
-        return new LeaseRecord(owner, epoch, nowMillis, true);
+        return new LeaseRecord(owner, epoch, nowMillis, true, advertise);
+    }
+
+    /** What a reader may know of this lease (a server forwarding writes to its holder). */
+    LeaseHolder view() {
+        return new LeaseHolder(owner.describe(), epoch, Instant.ofEpochMilli(expiresAtMillis), released,
+                java.util.Optional.ofNullable(advertise));
     }
 
     String describe() {
@@ -37,7 +44,7 @@ record LeaseRecord(RootLock.Holder owner, long epoch, long expiresAtMillis, bool
         try {
             return JSON.writeValueAsBytes(JSON.createObjectNode().put("pid", owner.pid()).put("host", owner.host())
                     .put("since", owner.since().toString()).put("epoch", epoch).put("expires_at_ms", expiresAtMillis)
-                    .put("released", released));
+                    .put("released", released).put("advertise", advertise));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -53,7 +60,8 @@ record LeaseRecord(RootLock.Holder owner, long epoch, long expiresAtMillis, bool
             }
             return new LeaseRecord(new RootLock.Holder(node.get("pid").asLong(), node.path("host").asText(),
                     Instant.parse(node.path("since").asText())), node.get("epoch").asLong(),
-                    node.get("expires_at_ms").asLong(), node.path("released").asBoolean());
+                    node.get("expires_at_ms").asLong(), node.path("released").asBoolean(),
+                    node.path("advertise").isTextual() ? node.get("advertise").asText() : null);
         } catch (IOException | java.time.DateTimeException e) {
             throw new StorageFault("the writer lease " + key + " is unreadable: " + e.getMessage(), e);
         }

@@ -6,6 +6,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * How a read-write open holds a root. {@code duration}: how long a lease lasts unrenewed (another process may take
@@ -13,10 +14,12 @@ import java.util.Map;
  * for a held lease before it is refused (zero: refuse at once); {@code pollEvery}: how often a waiting open looks
  * again. {@code objectLease}: take the lease object even on a local root (shared filesystems whose OS locks are
  * not reliable, and tests); otherwise local roots use the OS file lock. {@code owner} names this process in the
- * lease; {@code clock} judges expiry (tests move it instead of sleeping). Nonsense values are a {@code BadRequest}.
+ * lease; {@code clock} judges expiry (tests move it instead of sleeping); {@code advertise}: the URL where this
+ * process takes writes, recorded in the lease object so other servers can forward writes to it. Nonsense values
+ * are a {@code BadRequest}.
  */
 public record LeaseSettings(Duration duration, Duration renewEvery, Duration waitFor, Duration pollEvery,
-                            boolean objectLease, RootLock.Holder owner, Clock clock) {
+                            boolean objectLease, RootLock.Holder owner, Clock clock, Optional<String> advertise) {
     public static final Duration DEFAULT_DURATION = Duration.ofSeconds(30);
     /** ISO-8601 durations ({@code PT30S}); {@code OMNIGRAPH_LEASE=object} forces the lease object on local roots. */
     public static final String ENV_DURATION = "OMNIGRAPH_LEASE_DURATION";
@@ -35,6 +38,13 @@ public record LeaseSettings(Duration duration, Duration renewEvery, Duration wai
         if (waitFor.isNegative()) {
             throw new BadRequest("the lease wait must not be negative, got " + waitFor);
         }
+        java.util.Objects.requireNonNull(advertise, "advertise");
+    }
+
+    /** Without an advertised URL. */
+    public LeaseSettings(Duration duration, Duration renewEvery, Duration waitFor, Duration pollEvery,
+                         boolean objectLease, RootLock.Holder owner, Clock clock) {
+        this(duration, renewEvery, waitFor, pollEvery, objectLease, owner, clock, Optional.empty());
     }
 
     /** Defaults: 30 s leases renewed every 10 s, no waiting, OS locks on local roots. */
@@ -66,27 +76,33 @@ public record LeaseSettings(Duration duration, Duration renewEvery, Duration wai
     }
 
     public LeaseSettings renewingEvery(Duration every) {
-        return new LeaseSettings(duration, every, waitFor, pollEvery, objectLease, owner, clock);
+        return new LeaseSettings(duration, every, waitFor, pollEvery, objectLease, owner, clock, advertise);
     }
 
     public LeaseSettings waiting(Duration wait) {
-        return new LeaseSettings(duration, renewEvery, wait, pollEvery, objectLease, owner, clock);
+        return new LeaseSettings(duration, renewEvery, wait, pollEvery, objectLease, owner, clock, advertise);
     }
 
     public LeaseSettings polling(Duration every) {
-        return new LeaseSettings(duration, renewEvery, waitFor, every, objectLease, owner, clock);
+        return new LeaseSettings(duration, renewEvery, waitFor, every, objectLease, owner, clock, advertise);
     }
 
     public LeaseSettings withObjectLease() {
-        return new LeaseSettings(duration, renewEvery, waitFor, pollEvery, true, owner, clock);
+        return new LeaseSettings(duration, renewEvery, waitFor, pollEvery, true, owner, clock, advertise);
     }
 
     public LeaseSettings ownedBy(RootLock.Holder holder) {
-        return new LeaseSettings(duration, renewEvery, waitFor, pollEvery, objectLease, holder, clock);
+        return new LeaseSettings(duration, renewEvery, waitFor, pollEvery, objectLease, holder, clock, advertise);
     }
 
     public LeaseSettings withClock(Clock judge) {
-        return new LeaseSettings(duration, renewEvery, waitFor, pollEvery, objectLease, owner, judge);
+        return new LeaseSettings(duration, renewEvery, waitFor, pollEvery, objectLease, owner, judge, advertise);
+    }
+
+    /** Records {@code url} in the lease while this process holds it: where other servers send their writes. */
+    public LeaseSettings advertising(String url) {
+        return new LeaseSettings(duration, renewEvery, waitFor, pollEvery, objectLease, owner, clock,
+                Optional.of(url));
     }
 
     private static Duration pollFor(Duration duration) {

@@ -57,6 +57,14 @@ public final class WriterLease {
         }
     }
 
+    /**
+     * The lease of {@code files}' root as stored now (one read of the lease object), or empty when no read-write
+     * open ever took it (a local root under OS locks has none). Says who holds it and where it takes writes.
+     */
+    public static Mono<java.util.Optional<LeaseHolder>> read(ObjectStore files) {
+        return files.getVersioned(KEY).map(found -> found.map(stored -> LeaseRecord.parse(KEY, stored.bytes()).view()));
+    }
+
     /** This process's share of the lease on {@code files}' root: joins a held one, else takes it. */
     static Mono<WriterTenure> share(ObjectStore files, LeaseSettings settings) {
         return Mono.defer(() -> join(files, settings));
@@ -109,7 +117,7 @@ public final class WriterLease {
             long now = settings.clock().millis();
             long expiry = now + settings.duration().toMillis();
             if (found.isEmpty()) {
-                return files.putIfAbsent(KEY, new LeaseRecord(settings.owner(), 1, expiry, false).bytes())
+                return files.putIfAbsent(KEY, new LeaseRecord(settings.owner(), 1, expiry, false, settings.advertise().orElse(null)).bytes())
                         .flatMap(created -> created ? Mono.just(start(files, settings, 1, expiry))
                                 : attempt(files, settings, deadline));
             }
@@ -119,7 +127,8 @@ public final class WriterLease {
             if (current.free(now) || current.owner().equals(settings.owner())) {
                 long next = current.epoch() + 1;
                 return files.replaceIf(KEY, found.get().version(),
-                                new LeaseRecord(settings.owner(), next, expiry, false).bytes())
+                                new LeaseRecord(settings.owner(), next, expiry, false,
+                                        settings.advertise().orElse(null)).bytes())
                         .flatMap(won -> won ? Mono.just(start(files, settings, next, expiry))
                                 : attempt(files, settings, deadline));
             }
