@@ -214,6 +214,9 @@ final class Exchange {
      * Anything else continues on a parallel worker, as with {@link #jsonBody(boolean)}.
      */
     Mono<JsonNode> jsonBody(boolean optional, Predicate<JsonNode> cheapAfter) {
+        if (readBody != null) { // read for the authorization decision: the stream is consumed
+            return cheapAfter.test(readBody) ? Mono.just(readBody) : Mono.just(readBody).publishOn(Schedulers.parallel());
+        }
         return Mono.defer(() -> {
             requireContentType(Set.of(JSON), "application/json");
             return aggregate(limits.bodyBytes()).flatMap(bytes -> {
