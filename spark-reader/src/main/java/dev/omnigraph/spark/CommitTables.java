@@ -32,14 +32,13 @@ public record CommitTables(String graphCommitId, String branch, List<PinnedTable
         return graph.snapshot(target).map(snapshot -> from(rootUri, snapshot));
     }
 
-    /** Opens the graph at {@code root} read-only, lists the tables of {@code target}, and closes it again. */
-    public static CommitTables read(URI root, ReadTarget target) {
-        Omnigraph graph = Omnigraph.at(root).open(OpenMode.READ_ONLY).block();
-        try {
-            return of(graph, target).block();
-        } finally {
-            graph.close();
-        }
+    /**
+     * Opens the graph at {@code root} read-only, lists the tables of {@code target}, and closes it again (also when
+     * the listing fails or is cancelled).
+     */
+    public static Mono<CommitTables> read(URI root, ReadTarget target) {
+        return Mono.usingWhen(Omnigraph.at(root).open(OpenMode.READ_ONLY), graph -> of(graph, target),
+                Omnigraph::closeAsync, (graph, failure) -> graph.closeAsync(), Omnigraph::closeAsync);
     }
 
     /** The table of node type {@code typeName}. */

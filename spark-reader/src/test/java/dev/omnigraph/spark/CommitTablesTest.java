@@ -49,7 +49,7 @@ class CommitTablesTest {
         } finally {
             graph.close();
         }
-        CommitTables read = CommitTables.read(root.toUri(), ReadTarget.main());
+        CommitTables read = CommitTables.read(root.toUri(), ReadTarget.main()).block();
         assertThat(read.node("Person").rowCount()).isEqualTo(1);
         services.close();
     }

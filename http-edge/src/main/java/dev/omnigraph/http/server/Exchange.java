@@ -189,13 +189,12 @@ final class Exchange {
 
     /**
      * The JSON request body, read up to the body limit; an absent body is {@code {}} when {@code optional}.
-     * Parsing, and whatever the caller chains on it (compiling a {@code .gq} source of up to 1 MiB, binding
-     * params), runs on a parallel worker: bounded CPU work, but never on the event loop, where it would stall every
-     * other connection of that loop.
+     * Whatever the caller chains on it (compiling a {@code .gq} source of up to 1 MiB, binding params) runs on a
+     * parallel worker, never on the event loop, where it would stall every other connection of that loop; only a
+     * body of at most {@value #INLINE_BODY_BYTES} bytes is parsed on the loop (microseconds).
      */
     Mono<JsonNode> jsonBody(boolean optional) {
-        if (readBody != null) return Mono.just(readBody).publishOn(Schedulers.parallel());
-        return jsonObject(limits.bodyBytes(), optional);
+        return jsonBody(optional, node -> false);
     }
 
     /** A JSON body that may carry up to the load limit (the {@code /load} envelope); parsed as {@link #jsonBody}. */
