@@ -1,8 +1,10 @@
 package dev.omnigraph.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.omnigraph.engine.load.LoadMode;
+import dev.omnigraph.engine.read.QueryLimits;
 import dev.omnigraph.storage.StorageCallCounter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -85,6 +87,30 @@ class ReadFastPathsTest {
             }
         } finally {
             EngineFixture.close(services);
+        }
+    }
+
+    /**
+     * An {@code order … limit k} holds k solutions, not every match: under a memory budget that the full order
+     * passes, the top k still answers, and equals the first k of the full order read without that budget.
+     */
+    @Test
+    void aTopKHoldsOnlyItsKSolutionsUnderTheMemoryBudget() throws Exception {
+        Map<String, Object> x = Map.of("x", 5);
+        List<List<Object>> all;
+        try (Omnigraph graph = Omnigraph.at(dir.resolve("g")).init(SCHEMA).block(WAIT)) {
+            List<String> lines = new ArrayList<>();
+            for (int i = 0; i < 3_000; i++)
+                lines.add("{\"type\":\"Person\",\"data\":{\"name\":\"p" + i + "\",\"age\":" + (i * 37 % 90)
+                        + ",\"city\":\"c" + (i % 5) + "\"}}");
+            graph.load("main", LoadMode.APPEND, Files.write(dir.resolve("p.ndjson"), lines), LoadOptions.DEFAULT).block(WAIT);
+            all = rows(graph, ReadTarget.main(), "ordered", x);
+        }
+        QueryLimits tight = new QueryLimits(1_000_000, 1_000_000, 64 * 1024, Duration.ofSeconds(60));
+        try (Omnigraph graph = Omnigraph.at(dir.resolve("g")).queryLimits(tight).open(OpenMode.READ_ONLY).block(WAIT)) {
+            assertThatThrownBy(() -> rows(graph, ReadTarget.main(), "ordered", x))
+                    .as("the full order holds every match").hasMessageContaining("query_memory_bytes");
+            assertThat(rows(graph, ReadTarget.main(), "top", x)).isEqualTo(all.subList(0, 7));
         }
     }
 

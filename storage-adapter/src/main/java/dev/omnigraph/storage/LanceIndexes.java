@@ -5,7 +5,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.lance.Dataset;
-import org.lance.Fragment;
 import org.lance.index.DistanceType;
 import org.lance.index.Index;
 import org.lance.index.IndexOptions;
@@ -20,9 +19,11 @@ import org.lance.ipc.LanceScanner;
 import org.lance.ipc.Query;
 import org.lance.ipc.ScanOptions;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.ToLongFunction;
 import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
@@ -30,16 +31,16 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * explicit fragment ids writes files only; an inverted segment then gets its metadata merged, an IVF segment is built
  * on centroids trained first), and the segments are returned for ONE {@code CreateIndex} transaction that the caller
  * commits at the dataset's version + 1 (lance-java-7.md §4). An index the version lacks is built over every fragment;
- * one that misses fragments gets a delta segment over just those (earlier segments, and the versions that share
- * them, are left alone), unless it is a vector index or has {@link #MAX_SEGMENTS} segments already: then it is
- * rebuilt whole and its old segments are removed in the same transaction.
+ * one that misses fragments gets a delta segment over those, which takes in the smaller earlier segments
+ * ({@link #absorbed}: size-tiered, at most {@link #MAX_SEGMENTS}); the larger ones, and the versions that share them,
+ * are left alone. A vector index is rebuilt whole instead. Replaced segments are removed in the same transaction.
  */
 final class LanceIndexes {
     /** Inverted indexes split text as the engine's own Tokenizer does ({@link LanceFullText#PARAMS}). */
     private static final IndexParams INVERTED = IndexParams.builder().setScalarIndexParams(LanceFullText.PARAMS).build();
     private static final IndexParams BTREE = IndexParams.builder()
             .setScalarIndexParams(BTreeIndexParams.builder().build()).build();
-    /** Segments an index may have before the next catch-up rebuilds it whole (each segment is one more lookup). */
+    /** Segments an index may have after a catch-up (each segment is one more lookup per query). */
     static final int MAX_SEGMENTS = 4;
     /** A vector index is retrained once the fragments it does not cover hold more than this share of the rows. */
     static final double VECTOR_RETRAIN_SHARE = 0.2;
@@ -65,8 +66,8 @@ final class LanceIndexes {
 
     /**
      * What {@code spec} needs at {@code dataset}'s version: a table without fragments needs nothing (there is nothing
-     * to index; its first write builds it), a missing index a build, a partial one a delta or (vectors past
-     * {@link #VECTOR_RETRAIN_SHARE}, or {@link #MAX_SEGMENTS} segments) a rebuild.
+     * to index; its first write builds it), a missing index a build, a partial one a delta (a vector index past
+     * {@link #VECTOR_RETRAIN_SHARE} a rebuild), an outdated one a rebuild.
      */
     static Need need(Dataset dataset, IndexSpec spec) {
         Map<Integer, Long> rows = new TreeMap<>();
@@ -94,7 +95,7 @@ final class LanceIndexes {
         if (spec.kind() == IndexSpec.Kind.VECTOR) {
             return unindexed > VECTOR_RETRAIN_SHARE * total ? Need.REBUILD : Need.NONE;
         }
-        return segments.size() >= MAX_SEGMENTS ? Need.REBUILD : Need.EXTEND;
+        return Need.EXTEND; // which segments the delta takes in is decided when it is staged (absorbed)
     }
 
     /** What {@code index ensure} creates: an index the version lacks, or one built with other settings than today's. */
@@ -130,19 +131,51 @@ final class LanceIndexes {
                 continue;
             }
             List<Index> existing = dataset.getIndexes().stream().filter(index -> index.name().equals(spec.name())).toList();
-            List<Integer> fragments = dataset.getFragments().stream().map(Fragment::getId).toList();
+            Map<Integer, Long> rows = new TreeMap<>();
+            dataset.getFragments().forEach(fragment -> rows.put(fragment.getId(), fragment.metadata().getNumRows()));
+            List<Integer> fragments = List.copyOf(rows.keySet());
+            List<Index> replaced = need == Need.REBUILD ? existing : List.of();
             if (need == Need.EXTEND) {
                 Set<Integer> covered = new TreeSet<>();
                 existing.forEach(segment -> covered.addAll(segment.fragments().orElse(List.of())));
-                fragments = fragments.stream().filter(id -> !covered.contains(id)).toList();
+                replaced = absorbed(existing, segment -> rowsOf(segment, rows),
+                        rows.entrySet().stream().filter(f -> !covered.contains(f.getKey())).mapToLong(Map.Entry::getValue).sum());
+                Set<Integer> merged = new TreeSet<>();
+                replaced.forEach(segment -> merged.addAll(segment.fragments().orElse(List.of())));
+                fragments = fragments.stream().filter(id -> !covered.contains(id) || merged.contains(id)).toList();
             }
             added.add(segment(dataset, spec, fragments, need != Need.BUILD));
-            if (need == Need.REBUILD) {
-                removed.addAll(existing);
-            }
+            removed.addAll(replaced);
         }
         return added.isEmpty() ? Optional.empty()
                 : Optional.of(CreateIndex.builder().withNewIndices(added).withRemovedIndices(removed).build());
+    }
+
+    /**
+     * The segments a new delta of {@code deltaRows} rows takes in, size-tiered: smallest first, each no larger than
+     * what the new segment holds so far, and more while the index would pass {@link #MAX_SEGMENTS}. A run of equal
+     * bulk writes then merges like a binary counter, so each row is re-indexed about log(writes) times, where
+     * rebuilding whole at the cap re-indexed the table every few writes (quadratic over a long load); the large
+     * segments older versions share are left alone until the small ones grow to their size.
+     */
+    static <S> List<S> absorbed(List<S> segments, ToLongFunction<S> rowsOf, long deltaRows) {
+        List<S> bySize = segments.stream().sorted(Comparator.comparingLong(rowsOf)).toList();
+        List<S> taken = new ArrayList<>();
+        long holds = deltaRows;
+        for (S segment : bySize) {
+            boolean overCap = segments.size() - taken.size() + 1 > MAX_SEGMENTS;
+            if (!overCap && rowsOf.applyAsLong(segment) > holds) {
+                break;
+            }
+            taken.add(segment);
+            holds += rowsOf.applyAsLong(segment);
+        }
+        return taken;
+    }
+
+    /** The rows of the fragments of {@code rows} (the version's, by id) that {@code segment} covers. */
+    private static long rowsOf(Index segment, Map<Integer, Long> rows) {
+        return segment.fragments().orElse(List.of()).stream().mapToLong(id -> rows.getOrDefault(id, 0L)).sum();
     }
 
     /** One uncommitted segment of {@code spec} over {@code fragments}. */

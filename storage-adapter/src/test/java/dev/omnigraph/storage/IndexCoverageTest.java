@@ -107,6 +107,40 @@ class IndexCoverageTest extends LanceStorageTestBase {
     }
 
     @Test
+    void aRunOfEqualAppendsMergesSmallSegmentsAndLeavesTheLargeOnesShared() {
+        TableRef ref = people();
+        append(ref, 0, 400);
+        String first = segmentsOf(ref, index(ref, List.of(ID)).version()).get(0);
+        List<String> before = List.of(first);
+        long version = 0;
+        for (int i = 0; i < 10; i++) {
+            append(ref, 400 + 20 * i, 420 + 20 * i);
+            version = index(ref, List.of(ID)).version();
+            List<String> segments = segmentsOf(ref, version);
+            assertThat(segments).as("after append %d", i).hasSizeLessThanOrEqualTo(LanceIndexes.MAX_SEGMENTS)
+                    .contains(first);
+            List<String> kept = before;
+            assertThat(segments.stream().filter(segment -> !kept.contains(segment)))
+                    .as("a catch-up writes one segment; the others are kept or merged into it").hasSize(1);
+            before = segments;
+        }
+        assertThat(storage.partialIndexes(ref, version).block()).isEmpty();
+        assertThat(count(ref, version, "id IN ('p3', 'p410', 'p555', 'p599', 'p600')")).isEqualTo(4);
+    }
+
+    @Test
+    void aDeltaTakesInTheSegmentsNoLargerThanItselfSmallestFirstAndKeepsTheCap() {
+        // Sizes stand for segments: the rule only reads their row counts.
+        assertThat(LanceIndexes.absorbed(List.of(1000L, 10L), Long::longValue, 10)).containsExactly(10L);
+        assertThat(LanceIndexes.absorbed(List.of(1000L, 20L, 10L), Long::longValue, 10)).as("10 + 10 then takes 20")
+                .containsExactly(10L, 20L);
+        assertThat(LanceIndexes.absorbed(List.of(1000L, 500L), Long::longValue, 10)).isEmpty();
+        assertThat(LanceIndexes.absorbed(List.of(1000L, 500L, 300L, 200L), Long::longValue, 10))
+                .as("four segments already: the smallest is taken to stay at the cap").containsExactly(200L);
+        assertThat(LanceIndexes.absorbed(List.of(), Long::longValue, 10)).isEmpty();
+    }
+
+    @Test
     void aVectorIndexIsTrainedStagedAndRetrainedWholeOnceAFifthOfTheRowsIsNew() {
         TableRef ref = people();
         append(ref, 0, 200);

@@ -24,8 +24,10 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * A ranked read of one variable ({@code match { $d: Doc … } … order { bm25(…) | nearest(…) … } limit k}, no
- * traversal, negation, aggregate or rrf) keeps only its top k. Either storage answers it through an index (the vector
+ * An ordered read of one variable ({@code match { $d: Doc … } … order { … } limit k}: by properties, bm25 or nearest;
+ * no traversal, negation, aggregate or rrf) keeps only its top k, so memory holds k solutions however many rows
+ * match (the general path holds every match before it orders them, and its budget refuses millions). Either storage
+ * answers it through an index (the vector
  * index, see {@link AnnSearch}; or, for an order by one unfiltered {@code bm25}, the column's inverted index), or the
  * scan streams through the filters into a bounded heap of the k best solutions under the read's total order
  * ({@link ResultShaper#solutionOrder}), so memory holds k solutions whatever the table's size.
@@ -59,7 +61,7 @@ final class TopKRead {
     /** The top-k read of {@code plan}, when its shape qualifies (nothing is read here). */
     static Optional<TopKRead> of(ReadPlan plan, Layout layout, Ranker ranker) {
         MatchPlan m = plan.match();
-        if (plan.aggregating() || layout.ranks().isEmpty() || !ranker.perSolution() || plan.order().isEmpty()
+        if (plan.aggregating() || !ranker.perSolution() || plan.order().isEmpty()
                 || plan.limit() == null || plan.limit() < 1 || plan.limit() > MAX_K || m.nodes().size() != 1
                 || !m.traversals().isEmpty() || !m.negations().isEmpty()) {
             return Optional.empty();
