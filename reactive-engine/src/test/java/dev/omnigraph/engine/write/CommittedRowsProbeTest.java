@@ -114,12 +114,15 @@ class CommittedRowsProbeTest {
     }
 
     @Test
-    void theColumnIsScannedOnlyWhenTheInFiltersWouldScanMoreThanOnceATableNotMuchLarger() {
+    void theColumnIsScannedWhenTheInFiltersWouldNeedMoreThanOneScanAndTheTableIsNotFarLarger() {
         int chunk = CommittedRows.CHUNK;
         assertThat(Probe.choose(0, chunk)).isEqualTo(Probe.IN_CHUNKS);
         assertThat(Probe.choose(0, chunk + 1)).isEqualTo(Probe.WHOLE_COLUMN);
-        long bound = 2L * CommittedRows.WHOLE_SCAN_ROWS_PER_CHUNK; // two IN chunks
+        long bound = (chunk + 1L) * CommittedRows.WHOLE_SCAN_ROWS_PER_VALUE;
         assertThat(Probe.choose(bound, chunk + 1)).isEqualTo(Probe.WHOLE_COLUMN);
         assertThat(Probe.choose(bound + 1, chunk + 1)).isEqualTo(Probe.IN_CHUNKS);
+        // An edge chunk of a bulk load (about 14,000 distinct endpoints) against 5,000,000 persons scans once.
+        assertThat(Probe.choose(5_000_000, 14_000)).isEqualTo(Probe.WHOLE_COLUMN);
+        assertThat(Probe.choose(5_000_000, 1)).isEqualTo(Probe.IN_CHUNKS);
     }
 }
