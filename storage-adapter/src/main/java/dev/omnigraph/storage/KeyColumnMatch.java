@@ -4,13 +4,15 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.Predicate;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * Matches the batches of a one-column scan against a predicate on strings ({@link TableStorage#keysAmong}):
- * reads the Utf8 vector directly, so a key check costs one string per committed row, not one row map.
+ * reads the Utf8 vector directly, so a key check costs one string per committed row, not one row map, and none at
+ * all for a {@link KeysWanted} set (its values are matched as bytes in place).
  * Not thread-safe: one per scan, fed on the scan's thread.
  */
 final class KeyColumnMatch {
@@ -34,6 +36,19 @@ final class KeyColumnMatch {
                     + (vector == null ? "absent" : vector.getField().getType()));
         }
         int rows = batch.getRowCount();
+        if (wanted instanceof KeysWanted keys) {
+            ArrowBuf data = strings.getDataBuffer();
+            for (int i = 0; i < rows; i++) {
+                if (!strings.isNull(i)) {
+                    int start = strings.getStartOffset(i);
+                    String value = keys.match(data, start, strings.getEndOffset(i) - start);
+                    if (value != null) {
+                        found.add(value);
+                    }
+                }
+            }
+            return rows;
+        }
         for (int i = 0; i < rows; i++) {
             if (!strings.isNull(i)) {
                 String value = new String(strings.get(i), StandardCharsets.UTF_8);

@@ -41,6 +41,23 @@ class KeysAmongTest extends LanceStorageTestBase {
         Set<String> atDeleted = storage.keysAmong(deleted, "id", wanted::contains).block();
         assertThat(atDeleted).doesNotContain("p7", "p39999", "p40000").isEqualTo(byRowScan(deleted, wanted));
         assertThat(storage.keysAmong(empty, "id", wanted::contains).block()).isEmpty();
+        assertThat(storage.keysAmong(full, "id", new KeysWanted(wanted)).block()).as("matched as bytes in place")
+                .isEqualTo(atFull);
+        assertThat(storage.keysAmong(deleted, "id", new KeysWanted(wanted)).block()).isEqualTo(atDeleted);
+    }
+
+    @Test
+    void aWantedSetMatchesAnyUnicodeByItsBytesAndNothingThatOnlySharesAPrefixOrHash() {
+        TableSnapshot empty = storage.create(dir.resolve("people").toString(), PEOPLE).block();
+        java.util.List<String> ids = java.util.List.of("", "ü", "漢字", "😀x", "p1", "Aa", "BB", "p10");
+        TableSnapshot some = storage.commitStaged(storage.stageAppend(empty, ids.stream()
+                .map(id -> LanceTableStorageTest.person(id, 1)).collect(Collectors.toList()), Map.of()).block()).block()
+                .snapshot().orElseThrow();
+        // "Aa" and "BB" have the same String hash; "漢" and "😀" are prefixes of held ids; "p" of two.
+        Set<String> wanted = Set.of("", "漢", "漢字", "😀", "😀x", "Aa", "p", "p10", "ghost");
+        assertThat(storage.keysAmong(some, "id", new KeysWanted(wanted)).block())
+                .containsExactlyInAnyOrder("", "漢字", "😀x", "Aa", "p10")
+                .isEqualTo(storage.keysAmong(some, "id", wanted::contains).block());
     }
 
     @Test

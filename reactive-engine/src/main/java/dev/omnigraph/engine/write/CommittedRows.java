@@ -1,5 +1,6 @@
 package dev.omnigraph.engine.write;
 
+import dev.omnigraph.storage.KeysWanted;
 import dev.omnigraph.storage.RowBatch;
 import dev.omnigraph.storage.ScanRequest;
 import dev.omnigraph.storage.SqlLiterals;
@@ -115,7 +116,7 @@ public final class CommittedRows {
             return Mono.just(Set.of());
         }
         if (probe == Probe.WHOLE_COLUMN) {
-            return snapshot(pin).flatMap(snapshot -> ctx.tables().keysAmong(snapshot, column, wanted::contains));
+            return snapshot(pin).flatMap(snapshot -> ctx.tables().keysAmong(snapshot, column, new KeysWanted(wanted)));
         }
         return whereIn(pin, column, wanted, List.of(column)).map(row -> (String) row.get(column))
                 .collect(HashSet::new, Set::add);
