@@ -88,6 +88,7 @@ final class GraphInit {
     private Mono<Void> build() {
         // A graph created where another was (deleted) restarts its tables' versions: no cached adjacency may survive.
         dev.omnigraph.engine.read.TopologyCache.shared().dropRoot(root.uri());
+        dev.omnigraph.engine.read.KeyRowsCache.shared().dropRoot(root.uri());
         return failpoints.hit(FailpointCatalog.INIT_AFTER_CLAIM)
                 .thenMany(Flux.fromIterable(accepted.catalog().tables()).concatMap(this::createTable))
                 .collectList()

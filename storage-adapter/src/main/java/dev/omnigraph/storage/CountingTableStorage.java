@@ -245,6 +245,20 @@ public final class CountingTableStorage implements TableStorage {
         return counted(Call.OPEN, () -> delegate.fragmentDiff(before, after, maxPickedRows));
     }
 
+    /** Counted as a {@code scan} of the key column. */
+    @Override
+    public Mono<KeyRowIndex> keyRows(TableSnapshot snapshot, String column,
+                                     java.util.Optional<java.util.List<Integer>> fragments) {
+        return counted(Call.SCAN, () -> delegate.keyRows(snapshot, column, fragments));
+    }
+
+    /** Counted as a {@code scan} (a take is a read of rows), with the rows it delivered. */
+    @Override
+    public Flux<RowBatch> takeRows(TableSnapshot snapshot, java.util.List<Long> rowIds, java.util.List<String> columns) {
+        return counter.countedFlux(Call.SCAN, () -> delegate.takeRows(snapshot, rowIds, columns)
+                .doOnNext(batch -> counter.add(Call.SCAN_ROWS, batch.size())));
+    }
+
     /** Counted as a scan; the rows it returned add to {@code scan.rows}. */
     @Override
     public Flux<RowBatch> rowsAt(TableSnapshot snapshot, FragmentDiff.RowPicks picks) {

@@ -29,6 +29,7 @@ public final class LanceTableStorage implements TableStorage {
 
     private final LanceDatasets datasets;
     private final LanceScans scans;
+    private final LanceKeyRows keyed;
     private final LanceVersionReads versions;
     private final LanceStaging staging;
     private final LanceBranchOps branches;
@@ -47,6 +48,7 @@ public final class LanceTableStorage implements TableStorage {
     public LanceTableStorage(StorageScheduler storage, String newTableFormat) {
         this.datasets = new LanceDatasets(storage, newTableFormat);
         this.scans = new LanceScans(datasets);
+        this.keyed = new LanceKeyRows(datasets);
         this.versions = new LanceVersionReads(datasets);
         this.staging = new LanceStaging(datasets, versions);
         this.branches = new LanceBranchOps(datasets);
@@ -240,6 +242,16 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public Flux<RowBatch> rowsAt(TableSnapshot snapshot, FragmentDiff.RowPicks picks) {
         return scans.rowsAt(snapshot, picks);
+    }
+
+    @Override
+    public Mono<KeyRowIndex> keyRows(TableSnapshot snapshot, String column, Optional<List<Integer>> fragments) {
+        return keyed.keyRows(snapshot, column, fragments);
+    }
+
+    @Override
+    public Flux<RowBatch> takeRows(TableSnapshot snapshot, List<Long> rowIds, List<String> columns) {
+        return keyed.takeRows(snapshot, rowIds, columns);
     }
 
     // ---- indexes ----

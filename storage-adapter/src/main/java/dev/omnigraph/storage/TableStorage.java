@@ -241,6 +241,18 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
     /** The rows {@code picks} names in {@code snapshot}, every column, in no particular order. */
     Flux<RowBatch> rowsAt(TableSnapshot snapshot, FragmentDiff.RowPicks picks);
 
+    /**
+     * Where each value of the string {@code column} lives at {@code snapshot} (of the given fragments only, when
+     * named): one key-only scan with row ids, fingerprinted in place. See {@link KeyRowIndex} for how it stays exact.
+     */
+    Mono<KeyRowIndex> keyRows(TableSnapshot snapshot, String column, java.util.Optional<List<Integer>> fragments);
+
+    /**
+     * The rows of {@code snapshot} with these Lance row ids (as {@link #keyRows} names them), projected to
+     * {@code columns}, in no particular order. Fails for a blob-encoded column (read those by scan).
+     */
+    Flux<RowBatch> takeRows(TableSnapshot snapshot, List<Long> rowIds, List<String> columns);
+
     /** Creates Lance branch {@code name} at {@code fromVersion} of {@code from} (main or another branch). */
     Mono<LanceBranch> createBranch(TableRef from, long fromVersion, String name);
 

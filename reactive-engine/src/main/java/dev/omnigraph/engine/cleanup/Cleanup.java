@@ -7,6 +7,7 @@ import dev.omnigraph.recovery.RecoveryAudit;
 import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.ObjectStore;
 import dev.omnigraph.storage.TableRef;
+import dev.omnigraph.engine.read.KeyRowsCache;
 import dev.omnigraph.engine.read.TopologyCache;
 import dev.omnigraph.storage.VersionGcPlan;
 import dev.omnigraph.storage.VersionRetention;
@@ -121,9 +122,12 @@ public final class Cleanup {
     }
 
     private Mono<Void> apply(long ordinal, VersionGcPlan plan) {
-        // A cached adjacency never outlives its version: dropped before any of the version's files go.
-        Mono<Void> forget = Mono.fromRunnable(() -> TopologyCache.shared().dropVersions(plan.path(),
-                plan.manifests().stream().map(VersionGcPlan.Victim::version).toList()));
+        // A cached adjacency or key index never outlives its version: dropped before any of the version's files go.
+        List<Long> versions = plan.manifests().stream().map(VersionGcPlan.Victim::version).toList();
+        Mono<Void> forget = Mono.fromRunnable(() -> {
+            TopologyCache.shared().dropVersions(plan.path(), versions);
+            KeyRowsCache.shared().dropVersions(plan.path(), versions);
+        });
         return forget.then(ctx.tables().applyVersionGc(files, plan, VersionGcPlan.Phase.FILES))
                 .then(ctx.failpoints().hit(FailpointCatalog.CLEANUP_AFTER_FILES + ordinal))
                 .then(ctx.tables().applyVersionGc(files, plan, VersionGcPlan.Phase.MANIFESTS))

@@ -1,5 +1,7 @@
 package dev.omnigraph.engine.observe;
 
+import dev.omnigraph.engine.read.CacheStats;
+import dev.omnigraph.engine.read.KeyRowsCache;
 import dev.omnigraph.engine.read.TopologyCache;
 import dev.omnigraph.storage.KeptHandleStats;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -9,25 +11,27 @@ import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
  * Meters of the read caches, read from the counts the caches keep anyway (nothing is done per query): the
- * process's adjacency cache ({@code cache=topology}) and the dataset handles the storages of the handles opened
+ * process's adjacency cache ({@code cache=topology}), its key-rows cache ({@code cache=key_rows}) and the dataset handles the storages of the handles opened
  * with a registry keep ({@code cache=dataset_handles}, summed over those storages, each counted once however
  * many handles share it). The only tags are {@code cache} and, on gets, {@code result}.
  *
  * <ul>
  *   <li>{@code omnigraph.cache.size}: entries held now;</li>
- *   <li>{@code omnigraph.cache.capacity}: entries that may be held (handles only; the topology cache is bounded
- *       by bytes);</li>
- *   <li>{@code omnigraph.cache.heap} and {@code omnigraph.cache.heap.max} (bytes): the topology cache's estimated
- *       heap and its cap;</li>
+ *   <li>{@code omnigraph.cache.capacity}: entries that may be held (handles only; the topology and key-rows caches
+ *       are bounded by bytes);</li>
+ *   <li>{@code omnigraph.cache.heap} and {@code omnigraph.cache.heap.max} (bytes): the topology and key-rows caches'
+ *       estimated heap and cap;</li>
  *   <li>{@code omnigraph.cache.gets} ({@code result=hit|miss}) and {@code omnigraph.cache.evictions}: counters.</li>
  * </ul>
  */
 public final class ReadCacheMeters {
     static final String TOPOLOGY = "topology";
+    static final String KEY_ROWS = "key_rows";
     static final String HANDLES = "dataset_handles";
 
     private ReadCacheMeters() {
@@ -44,25 +48,32 @@ public final class ReadCacheMeters {
             if (views == null) {
                 views = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
                 BOUND.put(meters, views);
-                registerTopology(meters);
+                registerVersionCaches(meters);
                 registerHandles(meters, views);
             }
         }
         views.add(handles);
     }
 
-    private static void registerTopology(MeterRegistry meters) {
-        TopologyCache cache = TopologyCache.shared();
-        Gauge.builder("omnigraph.cache.size", cache, c -> c.stats().entries()).tag("cache", TOPOLOGY)
+    private static void registerVersionCaches(MeterRegistry meters) {
+        TopologyCache topologies = TopologyCache.shared();
+        register(meters, TOPOLOGY, topologies::stats, "the adjacency cache", TopologyCache.CAP_PROPERTY);
+        KeyRowsCache keyRows = KeyRowsCache.shared();
+        register(meters, KEY_ROWS, keyRows::stats, "the key-rows cache", KeyRowsCache.CAP_PROPERTY);
+    }
+
+    private static void register(MeterRegistry meters, String tag, Supplier<CacheStats> stats, String what,
+                                 String capProperty) {
+        Gauge.builder("omnigraph.cache.size", stats, s -> s.get().entries()).tag("cache", tag)
                 .description("entries the read cache holds").strongReference(true).register(meters);
-        Gauge.builder("omnigraph.cache.heap", cache, c -> c.stats().bytes()).tag("cache", TOPOLOGY)
-                .baseUnit("bytes").description("estimated heap of the adjacency cache's entries")
+        Gauge.builder("omnigraph.cache.heap", stats, s -> s.get().bytes()).tag("cache", tag)
+                .baseUnit("bytes").description("estimated heap of " + what + "'s entries")
                 .strongReference(true).register(meters);
-        Gauge.builder("omnigraph.cache.heap.max", cache, c -> c.stats().capBytes()).tag("cache", TOPOLOGY)
-                .baseUnit("bytes").description("the adjacency cache's cap (-Domnigraph.read.topologyCacheBytes)")
+        Gauge.builder("omnigraph.cache.heap.max", stats, s -> s.get().capBytes()).tag("cache", tag)
+                .baseUnit("bytes").description(what + "'s cap (-D" + capProperty + ")")
                 .strongReference(true).register(meters);
-        gets(meters, TOPOLOGY, cache, c -> c.stats().hits(), c -> c.stats().misses());
-        FunctionCounter.builder("omnigraph.cache.evictions", cache, c -> c.stats().evictions()).tag("cache", TOPOLOGY)
+        gets(meters, tag, stats, s -> s.get().hits(), s -> s.get().misses());
+        FunctionCounter.builder("omnigraph.cache.evictions", stats, s -> s.get().evictions()).tag("cache", tag)
                 .description("entries evicted to stay within the cap").register(meters);
     }
 

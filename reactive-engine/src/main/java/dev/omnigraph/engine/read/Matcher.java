@@ -19,6 +19,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -54,10 +55,15 @@ final class Matcher {
 
     /** A match block with its filters (binding matches included) compiled and constants resolved. */
     record Scope(List<NodeVar> nodes, List<Traversal> traversals, List<CompiledFilter> filters, List<Negation> negations,
-                 Map<String, TextCandidates> texts) {
+                 Map<String, TextCandidates> texts, Map<String, String> keyIds) {
         /** What an inverted index may pre-select for a scan of {@code var} (see {@link TextCandidates}). */
         java.util.Optional<TextCandidates> text(String var) {
             return java.util.Optional.ofNullable(texts.get(var));
+        }
+
+        /** The one id {@code var} can have, when its matches fix every {@code @key} property. */
+        java.util.Optional<String> keyId(String var) {
+            return java.util.Optional.ofNullable(keyIds.get(var));
         }
     }
 
@@ -75,11 +81,16 @@ final class Matcher {
         for (ReadPlan.Negation n : m.negations())
             negations.add(new Negation(compile(n.inner()), n.outerVariables().stream().mapToInt(layout::slot).toArray()));
         Map<String, TextCandidates> texts = new HashMap<>();
+        Map<String, String> keyIds = new HashMap<>();
         for (NodeVar n : m.nodes()) {
-            if (predicates.keyLookup(n).isPresent()) continue; // one row by key beats any pre-selection
+            java.util.Optional<String> id = predicates.keyId(n);
+            if (id.isPresent()) {
+                keyIds.put(n.name(), id.get());
+                continue; // one row by key beats any pre-selection
+            }
             TextCandidates.of(n.name(), m.textFilters(), predicates).ifPresent(t -> texts.put(n.name(), t));
         }
-        return new Scope(m.nodes(), m.traversals(), filters, negations, texts);
+        return new Scope(m.nodes(), m.traversals(), filters, negations, texts, keyIds);
     }
 
     /**
@@ -92,6 +103,20 @@ final class Matcher {
             if (f.sql() != null && var.equals(f.singleVar()) && parts.size() < MAX_PUSHED) parts.add(f.sql());
         }
         return parts.isEmpty() ? null : SqlLiterals.allOf(parts);
+    }
+
+    /**
+     * The rows a scan of {@code v} reads: the one row of a keyed variable taken by row id when its table's key rows
+     * are held ({@link TableReader#rowsByKey}), else the scan of its pushed-down filters (or what an inverted index
+     * pre-selects). Either way a superset of its matches: every filter is evaluated on them afterwards.
+     */
+    static Flux<List<Map<String, Object>>> variableRows(TableReader reader, Scope scope, NodeVar v, List<String> columns,
+                                                         int batchSize) {
+        Mono<java.util.Optional<List<Map<String, Object>>>> taken = scope.keyId(v.name())
+                .map(id -> reader.rowsByKey(v.table(), Set.of(id), columns))
+                .orElse(Mono.just(java.util.Optional.empty()));
+        return taken.flatMapMany(rows -> rows.isPresent() ? Flux.just(rows.get())
+                : reader.batches(v.table(), pushdown(scope, v.name()), columns, batchSize, scope.text(v.name())));
     }
 
     /** Conditions per variable handed to Lance; a bound on the filter text, not on the query. */
@@ -131,8 +156,7 @@ final class Matcher {
         if (v != null) {
             int slot = layout.slot(v.name());
             QueryBudget.Step out = budget.step();
-            return reader.batches(v.table(), pushdown(scope, v.name()), layout.columns(v.name(), v.table()),
-                            ScanRequest.DEFAULT_BATCH_SIZE, scope.text(v.name()))
+            return variableRows(reader, scope, v, layout.columns(v.name(), v.table()), ScanRequest.DEFAULT_BATCH_SIZE)
                     .publishOn(reactor.core.scheduler.Schedulers.parallel(), 2)
                     .doOnNext(rows -> {
                         budget.keep(rows);
@@ -264,11 +288,20 @@ final class Matcher {
         if (var == null) return Mono.just(found);
         NodeTable table = var.table();
         String extra = pushdown(scope, var.name());
-        return reader.scanByKeys(table, ids, batch -> extra == null ? SqlLiterals.inList("id", batch)
-                        : SqlLiterals.allOf(List.of(SqlLiterals.inList("id", batch), extra)),
-                layout.columns(var.name(), table), (batch, rows) -> {
-                    for (Map<String, Object> row : rows) found.put((String) row.get("id"), row);
-                }).thenReturn(found);
+        List<String> columns = layout.columns(var.name(), table);
+        // Taken rows skip the pushed-down filters; every filter is evaluated once the variable is bound anyway.
+        return reader.rowsByKey(table, ids, columns).flatMap(taken -> {
+            if (taken.isPresent()) {
+                budget.keep(taken.get());
+                for (Map<String, Object> row : taken.get()) found.put((String) row.get("id"), row);
+                return Mono.just(found);
+            }
+            return reader.scanByKeys(table, ids, batch -> extra == null ? SqlLiterals.inList("id", batch)
+                            : SqlLiterals.allOf(List.of(SqlLiterals.inList("id", batch), extra)),
+                    columns, (batch, rows) -> {
+                        for (Map<String, Object> row : rows) found.put((String) row.get("id"), row);
+                    }).thenReturn(found);
+        });
     }
 
     /** Anti-joins: drop each solution for which a {@code not} block has a match. */

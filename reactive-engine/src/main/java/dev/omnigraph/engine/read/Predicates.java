@@ -100,6 +100,16 @@ final class Predicates {
      * from keys), so adding it changes no answer, and it lets Lance answer the scan from the BTREE on {@code id}.
      */
     java.util.Optional<CompiledFilter> keyLookup(ReadPlan.NodeVar n) {
+        return keyId(n).map(id -> {
+            int slot = layout.slot(n.name());
+            Predicate<Object[]> test = s -> s[slot] instanceof Map<?, ?> row && id.equals(row.get("id"));
+            return new CompiledFilter(Set.of(n.name()), test,
+                    dev.omnigraph.storage.SqlLiterals.pushable(id) ? dev.omnigraph.storage.SqlLiterals.eq("id", id) : null);
+        });
+    }
+
+    /** The one id a keyed node bound by equality on every {@code @key} property can have ({@link #keyLookup}). */
+    java.util.Optional<String> keyId(ReadPlan.NodeVar n) {
         List<String> keys = n.table().type().key().map(k -> k.properties()).orElse(List.of());
         if (keys.isEmpty()) return java.util.Optional.empty();
         Map<String, Object> values = new java.util.HashMap<>();
@@ -111,16 +121,11 @@ final class Predicates {
             values.put(m.property().name(), value);
         }
         if (!values.keySet().containsAll(keys)) return java.util.Optional.empty();
-        String id;
         try {
-            id = n.table().deriveId(values);
+            return java.util.Optional.of(n.table().deriveId(values));
         } catch (RuntimeException notAKey) { // e.g. an enum value outside the enum: the match itself finds nothing
             return java.util.Optional.empty();
         }
-        int slot = layout.slot(n.name());
-        Predicate<Object[]> test = s -> s[slot] instanceof Map<?, ?> row && id.equals(row.get("id"));
-        return java.util.Optional.of(new CompiledFilter(Set.of(n.name()), test,
-                dev.omnigraph.storage.SqlLiterals.pushable(id) ? dev.omnigraph.storage.SqlLiterals.eq("id", id) : null));
     }
 
     CompiledFilter filter(Filter f) {

@@ -101,7 +101,7 @@ public final class QueryExecutor {
         Optional<CountRead> count = ranker.isEmpty() ? CountRead.of(plan, scope) : Optional.empty();
         Flux<List<Object>> rows = Flux.defer(() -> {
             QueryBudget budget = new QueryBudget(limits, layout.size());
-            TableReader reader = new TableReader(tables, root, state, failpoints, budget, topologies);
+            TableReader reader = new TableReader(tables, root, state, failpoints, budget, topologies, KeyRowsCache.shared());
             SearchCorpus searchCorpus = new SearchCorpus(reader, corpus, plan);
             Mono<Optional<List<Object[]>>> viaAnn = ann.map(search -> search.solutions(tables, reader, layout,
                             predicates.operand(((Rank.Nearest) plan.order().get(0).expr()).query(), null).value(), budget)
@@ -155,9 +155,8 @@ public final class QueryExecutor {
         int batchSize = limit != null && limit < ScanRequest.DEFAULT_BATCH_SIZE
                 ? (int) Math.max(64, limit) : ScanRequest.DEFAULT_BATCH_SIZE;
         List<CompiledFilter> filters = scope.filters();
-        Flux<List<Object>> rows = Flux.defer(() -> reader.batches(v.table(), Matcher.pushdown(scope, v.name()),
-                        layout.columns(v.name(), v.table()), batchSize, scope.text(v.name()))
-                        .concatMapIterable(batch -> batch))
+        Flux<List<Object>> rows = Flux.defer(() -> Matcher.variableRows(reader, scope, v, layout.columns(v.name(), v.table()),
+                        batchSize).concatMapIterable(batch -> batch))
                 .publishOn(Schedulers.parallel())
                 .map((Map<String, Object> row) -> {
                     Object[] s = layout.empty();

@@ -2,6 +2,7 @@ package dev.omnigraph.engine.read;
 
 import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.storage.Failpoints;
+import dev.omnigraph.storage.KeyRowIndex;
 import dev.omnigraph.storage.RowBatch;
 import dev.omnigraph.storage.ScanRequest;
 import dev.omnigraph.storage.TableRef;
@@ -37,23 +38,85 @@ final class TableReader {
     private final Failpoints failpoints;
     private final QueryBudget budget;
     private final TopologyCache topologies;
+    private final KeyRowsCache keyRows;
 
     TableReader(TableStorage tables, String root, ManifestState state) {
-        this(tables, root, state, Failpoints.none(), QueryBudget.unbounded(), new TopologyCache(0));
+        this(tables, root, state, Failpoints.none(), QueryBudget.unbounded(), new TopologyCache(0), new KeyRowsCache(0, 0));
     }
 
     /**
      * A reader for one query: rows kept by key lookups are charged to {@code budget}; traversals may walk the
-     * adjacency {@code topologies} holds (or builds) for the pinned edge table versions.
+     * adjacency {@code topologies} holds (or builds) for the pinned edge table versions; keyed reads may take rows
+     * where {@code keyRows} has an index of the pinned node table version.
      */
     TableReader(TableStorage tables, String root, ManifestState state, Failpoints failpoints, QueryBudget budget,
-                TopologyCache topologies) {
+                TopologyCache topologies, KeyRowsCache keyRows) {
         this.tables = tables;
         this.root = root;
         this.state = state;
         this.failpoints = failpoints;
         this.budget = budget;
         this.topologies = topologies;
+        this.keyRows = keyRows;
+    }
+
+    /** Ids up to which a keyed read takes rows by row id; more are fetched by {@code IN} scans. */
+    static final int MAX_TAKEN_KEYS = 8_192;
+
+    /**
+     * The rows of {@code table} whose id is one of {@code ids}, projected to {@code columns} (plus {@code id}), taken by
+     * row id where {@link KeyRowsCache} holds an index of the pinned version; empty when it holds none (its build then
+     * starts in the background) or cannot answer, and the caller scans. Exact: the taken candidates whose id is not
+     * wanted (a shared fingerprint) are dropped, and a wanted id without a row is held by no row of the version.
+     */
+    Mono<java.util.Optional<List<Map<String, Object>>>> rowsByKey(CatalogTable table, Collection<String> ids,
+                                                                   List<String> columns) {
+        TableEntry e = entry(table);
+        if (ids.isEmpty() || ids.size() > MAX_TAKEN_KEYS || e.lanceBranch().isPresent() || !keyRows.indexes(e.rowCount())) {
+            return Mono.just(java.util.Optional.empty());
+        }
+        VersionedLru.Key key = KeyRowsCache.key(root + "/" + e.location(), e.version(), e.rowCount());
+        java.util.Optional<KeyRowIndex> index = keyRows.get(key, older -> keyRowsOf(table, older));
+        if (index.isEmpty()) return Mono.just(java.util.Optional.empty());
+        List<Long> candidates = new ArrayList<>();
+        for (String id : ids) for (long rowId : index.get().candidates(id)) candidates.add(rowId);
+        if (candidates.isEmpty()) return Mono.just(java.util.Optional.of(List.of()));
+        java.util.Set<String> wanted = ids instanceof java.util.Set<String> set ? set : new java.util.HashSet<>(ids);
+        List<String> projected = columns.contains("id") ? columns : concat(columns, "id");
+        return failpoints.hit(QueryExecutor.SCAN_FAILPOINT)
+                .thenMany(Flux.defer(() -> tables.takeRows(snapshot(table), candidates, projected)))
+                .concatMapIterable(RowBatch::rows)
+                .filter(row -> wanted.contains((String) row.get("id")))
+                .collectList()
+                .map(java.util.Optional::of)
+                // A column takeRows cannot read (blob-encoded): the scan answers.
+                .onErrorResume(StorageFault.class, refused -> Mono.just(java.util.Optional.empty()));
+    }
+
+    private static List<String> concat(List<String> columns, String column) {
+        List<String> all = new ArrayList<>(columns);
+        all.add(column);
+        return all;
+    }
+
+    /**
+     * The key rows of {@code table}'s pinned version: {@code older}'s plus a scan of the fragments this version added,
+     * when the fragment metadata shows it only added fragments (as for topologies); else one scan of the key column.
+     */
+    private Mono<KeyRowIndex> keyRowsOf(CatalogTable table, java.util.Optional<VersionedLru.Entry<KeyRowIndex>> older) {
+        TableSnapshot now = snapshot(table);
+        Mono<KeyRowIndex> whole = Mono.defer(() -> tables.keyRows(now, "id", java.util.Optional.empty()));
+        if (older.isEmpty()) return whole;
+        TableSnapshot was = TableSnapshot.pinned(now.ref(), older.get().key().version(), older.get().key().rowCount());
+        return tables.fragmentDiff(was, now, 0)
+                .onErrorResume(gone -> Mono.empty()) // the older version is gone: build whole
+                .filter(diff -> diff.beforeOnly().isEmpty() && diff.beforeRows().isEmpty() && diff.afterRows().isEmpty())
+                .flatMap(diff -> {
+                    keyRows.extended();
+                    return tables.keyRows(now, "id", java.util.Optional.of(diff.afterOnly()))
+                            .map(added -> older.get().value().plus(added));
+                })
+                .switchIfEmpty(whole);
     }
 
     /**
@@ -66,14 +129,14 @@ final class TableReader {
     Mono<java.util.Optional<Topology>> topology(CatalogTable edge) {
         TableEntry e = entry(edge);
         if (e.lanceBranch().isPresent()) return Mono.just(java.util.Optional.empty());
-        TopologyCache.Key key = new TopologyCache.Key(root + "/" + e.location(), e.version(), e.rowCount());
+        VersionedLru.Key key = TopologyCache.key(root + "/" + e.location(), e.version(), e.rowCount());
         return topologies.get(key, () -> topologies.newestBefore(key)
                 .map(older -> extended(edge, older).switchIfEmpty(Mono.defer(() -> built(edge, null))))
                 .orElseGet(() -> built(edge, null)));
     }
 
     /** {@code older} extended by the fragments this version added; empty when it did more than add fragments. */
-    private Mono<Topology> extended(CatalogTable edge, TopologyCache.Entry older) {
+    private Mono<Topology> extended(CatalogTable edge, VersionedLru.Entry<Topology> older) {
         TableSnapshot now = snapshot(edge);
         TableSnapshot was = TableSnapshot.pinned(now.ref(), older.key().version(), older.key().rowCount());
         return tables.fragmentDiff(was, now, 0)
@@ -81,8 +144,8 @@ final class TableReader {
                 .filter(diff -> diff.beforeOnly().isEmpty() && diff.beforeRows().isEmpty() && diff.afterRows().isEmpty())
                 .flatMap(diff -> {
                     topologies.extended();
-                    if (diff.afterOnly().isEmpty()) return Mono.just(older.topology()); // same rows (an index build)
-                    return built(edge, Topology.Builder.extending(older.topology(), topologies.capBytes())
+                    if (diff.afterOnly().isEmpty()) return Mono.just(older.value()); // same rows (an index build)
+                    return built(edge, Topology.Builder.extending(older.value(), topologies.capBytes())
                             .onFragments(diff.afterOnly()));
                 });
     }

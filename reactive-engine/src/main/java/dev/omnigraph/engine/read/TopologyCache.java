@@ -2,7 +2,6 @@ package dev.omnigraph.engine.read;
 
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -36,7 +35,9 @@ public final class TopologyCache {
     private static final int REMEMBERED_REFUSALS = 1024;
 
     /** One edge table version: the dataset's path (main branch only) and version, and its manifest row count. */
-    record Key(String path, long version, long rowCount) {}
+    static VersionedLru.Key key(String path, long version, long rowCount) {
+        return new VersionedLru.Key(path, version, rowCount);
+    }
 
     /**
      * What the cache holds and has done, for tests, reports and meters: a lookup while the cache is on is a hit or
@@ -44,32 +45,26 @@ public final class TopologyCache {
      * drops follow a cleanup or a graph created again.
      */
     public record Stats(int entries, long bytes, long capBytes, long builds, long hits, long misses, long evictions,
-                        long dropped, long extensions) {}
+                        long dropped, long extensions) implements CacheStats {}
 
-    /** A cached entry: its key and topology. */
-    record Entry(Key key, Topology topology) {}
 
     private static final TopologyCache SHARED = new TopologyCache(Long.getLong(CAP_PROPERTY, DEFAULT_CAP_BYTES));
 
-    private final LinkedHashMap<Key, Topology> entries = new LinkedHashMap<>(16, 0.75f, true);
-    private final Map<Key, Mono<Topology>> building = new HashMap<>();
-    private final LinkedHashMap<Key, Boolean> refused = new LinkedHashMap<>(16, 0.75f, false) {
+    private final VersionedLru<Topology> entries;
+    private final Map<VersionedLru.Key, Mono<Topology>> building = new HashMap<>();
+    private final LinkedHashMap<VersionedLru.Key, Boolean> refused = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<Key, Boolean> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<VersionedLru.Key, Boolean> eldest) {
             return size() > REMEMBERED_REFUSALS;
         }
     };
-    private long capBytes;
-    private long bytes;
     private long builds;
     private long hits;
     private long misses;
-    private long evictions;
-    private long dropped;
     private long extensions;
 
     TopologyCache(long capBytes) {
-        this.capBytes = Math.max(0, capBytes);
+        this.entries = new VersionedLru<>(capBytes, Topology::estimatedBytes);
     }
 
     /** The process's cache, which every handle's queries share. */
@@ -79,24 +74,24 @@ public final class TopologyCache {
 
     /** Sets the cap, evicting down to it; 0 turns the cache off and empties it. */
     public synchronized void capBytes(long newCap) {
-        capBytes = Math.max(0, newCap);
+        entries.capBytes(newCap);
         refused.clear(); // what did not fit may fit now
-        evictDownTo(capBytes);
     }
 
     public synchronized Stats stats() {
-        return new Stats(entries.size(), bytes, capBytes, builds, hits, misses, evictions, dropped, extensions);
+        return new Stats(entries.size(), entries.bytes(), entries.capBytes(), builds, hits, misses, entries.evictions(),
+                entries.dropped(), extensions);
     }
 
     /**
      * The topology of {@code key}: cached, or built by {@code build} (one build per key at a time, shared by the
      * queries that wait for it), or empty when the cache is off or the table could not fit.
      */
-    Mono<Optional<Topology>> get(Key key, Supplier<Mono<Topology>> build) {
+    Mono<Optional<Topology>> get(VersionedLru.Key key, Supplier<Mono<Topology>> build) {
         Mono<Topology> pending;
         synchronized (this) {
-            if (capBytes == 0) return Mono.just(Optional.empty());
-            if (key.rowCount() * MIN_BYTES_PER_EDGE > capBytes || refused.containsKey(key)) {
+            if (entries.capBytes() == 0) return Mono.just(Optional.empty());
+            if (key.rowCount() * MIN_BYTES_PER_EDGE > entries.capBytes() || refused.containsKey(key)) {
                 misses++;
                 return Mono.just(Optional.empty());
             }
@@ -125,16 +120,8 @@ public final class TopologyCache {
      * The cached entry of the newest version of {@code key}'s dataset below {@code key}'s version, if any: a build
      * may extend it when the table only gained fragments since ({@link TableReader#topology}).
      */
-    synchronized Optional<Entry> newestBefore(Key key) {
-        Entry found = null;
-        for (Map.Entry<Key, Topology> e : entries.entrySet()) {
-            Key k = e.getKey();
-            if (k.path().equals(key.path()) && k.version() < key.version()
-                    && (found == null || k.version() > found.key().version())) {
-                found = new Entry(k, e.getValue());
-            }
-        }
-        return Optional.ofNullable(found);
+    synchronized Optional<VersionedLru.Entry<Topology>> newestBefore(VersionedLru.Key key) {
+        return entries.newestBefore(key);
     }
 
     /** A build extended a cached topology instead of scanning the whole table (counted for tests and reports). */
@@ -144,36 +131,20 @@ public final class TopologyCache {
 
     /** The cap a build may grow to before it gives up ({@link Topology.TooLarge}). */
     synchronized long capBytes() {
-        return capBytes;
+        return entries.capBytes();
     }
 
-    private synchronized void refuse(Key key) {
+    private synchronized void refuse(VersionedLru.Key key) {
         refused.put(key, Boolean.TRUE);
     }
 
-    private synchronized void finished(Key key) {
+    private synchronized void finished(VersionedLru.Key key) {
         building.remove(key);
     }
 
-    /** Keeps a built topology when it fits, evicting the least recently used entries to make room. */
-    private synchronized void admit(Key key, Topology topology) {
-        if (topology.estimatedBytes() > capBytes) {
-            refused.put(key, Boolean.TRUE); // built once for one query; later ones scan instead of building again
-            return;
-        }
-        if (entries.containsKey(key)) return;
-        evictDownTo(capBytes - topology.estimatedBytes());
-        entries.put(key, topology);
-        bytes += topology.estimatedBytes();
-    }
-
-    private void evictDownTo(long target) {
-        Iterator<Map.Entry<Key, Topology>> it = entries.entrySet().iterator();
-        while (bytes > target && it.hasNext()) {
-            bytes -= it.next().getValue().estimatedBytes();
-            it.remove();
-            evictions++;
-        }
+    /** Keeps a built topology when it fits; one that cannot is remembered, so later queries scan instead. */
+    private synchronized void admit(VersionedLru.Key key, Topology topology) {
+        if (!entries.admit(key, topology)) refused.put(key, Boolean.TRUE);
     }
 
     /**
@@ -181,16 +152,7 @@ public final class TopologyCache {
      * the graph root): a cleanup is about to delete them.
      */
     public synchronized void dropVersions(String path, Collection<Long> versions) {
-        Iterator<Map.Entry<Key, Topology>> it = entries.entrySet().iterator();
-        while (it.hasNext()) {
-            Map.Entry<Key, Topology> e = it.next();
-            String p = e.getKey().path();
-            if ((p.equals(path) || p.endsWith("/" + path)) && versions.contains(e.getKey().version())) {
-                bytes -= e.getValue().estimatedBytes();
-                it.remove();
-                dropped++;
-            }
-        }
+        entries.dropVersions(path, versions);
     }
 
     /**
@@ -198,22 +160,13 @@ public final class TopologyCache {
      * versions start again and an entry of an earlier graph at the same root would answer for the wrong one.
      */
     public synchronized void dropRoot(String root) {
+        entries.dropRoot(root);
         String prefix = root.endsWith("/") ? root : root + "/";
-        Iterator<Map.Entry<Key, Topology>> it = entries.entrySet().iterator();
-        while (it.hasNext()) {
-            Map.Entry<Key, Topology> e = it.next();
-            if (e.getKey().path().startsWith(prefix)) {
-                bytes -= e.getValue().estimatedBytes();
-                it.remove();
-                dropped++;
-            }
-        }
         refused.keySet().removeIf(key -> key.path().startsWith(prefix));
     }
 
     /** Whether an entry for this dataset version is held (tests). */
     public synchronized boolean holds(String path, long version) {
-        return entries.keySet().stream().anyMatch(k -> (k.path().equals(path) || k.path().endsWith("/" + path))
-                && k.version() == version);
+        return entries.holds(path, version);
     }
 }
