@@ -3,6 +3,7 @@ package dev.omnigraph.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.omnigraph.engine.load.LoadMode;
+import dev.omnigraph.engine.read.KeyRowsCache;
 import dev.omnigraph.engine.read.TopologyCache;
 import dev.omnigraph.storage.KeptHandleStats;
 import io.micrometer.core.instrument.Meter;
@@ -85,6 +86,11 @@ class ReadCacheMetersTest {
                 .isEqualTo(TopologyCache.shared().stats().evictions());
         assertThat(gauge("omnigraph.cache.heap", "topology")).isLessThanOrEqualTo(stats.bytes() * 3 / 2);
         assertThat(gets("topology", "miss")).isEqualTo(TopologyCache.shared().stats().misses());
+        // The key-rows cache reports through the same meters.
+        KeyRowsCache.Stats keyRows = KeyRowsCache.shared().stats();
+        assertThat(gauge("omnigraph.cache.heap.max", "key_rows")).isEqualTo(keyRows.capBytes()).isPositive();
+        assertThat(gauge("omnigraph.cache.size", "key_rows")).isEqualTo(keyRows.entries());
+        assertThat(gets("key_rows", "hit")).isEqualTo(keyRows.hits());
         onlyLowCardinalityTags();
     }
 
@@ -117,7 +123,7 @@ class ReadCacheMetersTest {
             if (!meter.getId().getName().startsWith("omnigraph.cache.")) continue;
             for (var tag : meter.getId().getTags()) {
                 assertThat(Set.of("cache", "result")).contains(tag.getKey());
-                assertThat(Set.of("topology", "dataset_handles", "hit", "miss")).contains(tag.getValue());
+                assertThat(Set.of("topology", "key_rows", "dataset_handles", "hit", "miss")).contains(tag.getValue());
             }
         }
     }
