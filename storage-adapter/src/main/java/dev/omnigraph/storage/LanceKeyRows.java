@@ -18,9 +18,19 @@ import reactor.core.publisher.Mono;
 final class LanceKeyRows {
     private static final String ROW_ID = "_rowid";
     private final LanceDatasets datasets;
+    /** Key scans running now: an engine builds key rows in the background, so the storage's close waits for them. */
+    private final java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
 
     LanceKeyRows(LanceDatasets datasets) {
         this.datasets = datasets;
+    }
+
+    /** Waits (up to 30 s) for running key scans to release their Arrow memory, before the allocator is closed. */
+    void awaitIdle() {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (running.get() > 0 && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
     }
 
     /** One scan of {@code column} with row ids, fingerprinted in place (no string per row). */
@@ -46,7 +56,8 @@ final class LanceKeyRows {
                 throw LanceFailures.translate("keyRows", snapshot.ref(), e);
             }
             return index.build();
-        });
+        }).doOnSubscribe(subscribed -> running.incrementAndGet())
+                .doFinally(signal -> running.decrementAndGet()); // after the dataset and its allocator closed
     }
 
     private static void add(KeyRowIndex.Builder index, VectorSchemaRoot batch, String column) {

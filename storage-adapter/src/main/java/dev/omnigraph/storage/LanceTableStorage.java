@@ -342,6 +342,7 @@ public final class LanceTableStorage implements TableStorage {
     @Override
     public void close() {
         scans.awaitClosedScans();
+        keyed.awaitIdle();
         datasets.close();
     }
 }

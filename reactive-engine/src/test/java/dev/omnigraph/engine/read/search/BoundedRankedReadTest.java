@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A ranked read keeps its top k, not its solutions: on a corpus of {@link #DOCUMENTS} documents, {@code bm25} and
- * {@code nearest} top-10 reads run under a budget of {@link #BUDGET} intermediate rows, which an ordinary ordered read
- * of the same table breaches (the in-memory path holds every solution). Answered first by the bounded heap (no index),
+ * {@code nearest} top-10 reads (and a top 10 by a property) run under a budget of {@link #BUDGET} intermediate rows,
+ * which an ordered read without a limit breaches (the in-memory path holds every solution). Answered first by the bounded heap (no index),
  * then through the inverted index, which returns a handful of rows.
  */
 class BoundedRankedReadTest {
@@ -42,6 +42,7 @@ class BoundedRankedReadTest {
             }
             query near($v: Vector(2)) { match { $d: Doc } return { $d.slug } order { nearest($d.vec, $v) } limit 3 }
             query bySlug() { match { $d: Doc } return { $d.slug } order { $d.slug desc } limit 10 }
+            query allBySlug() { match { $d: Doc } return { $d.slug } order { $d.slug desc } }
             """;
     static final QueryLimits LIMITS = QueryLimits.DEFAULT.withMaxIntermediateRows(BUDGET);
 
@@ -85,8 +86,11 @@ class BoundedRankedReadTest {
 
     @Test
     void rankedTopKHoldsKSolutionsWhateverTheCorpusSize() {
-        assertThatThrownBy(() -> rows("bySlug", Map.of())).as("the in-memory path holds every solution")
+        assertThatThrownBy(() -> rows("allBySlug", Map.of())).as("the in-memory path holds every solution")
                 .isInstanceOf(ResourceLimitExceeded.class);
+        assertThat(rows("bySlug", Map.of())).as("a top k by a property holds k too").extracting(r -> r.get(0))
+                .containsExactly("d099999", "d099998", "d099997", "d099996", "d099995", "d099994", "d099993",
+                        "d099992", "d099991", "d099990");
 
         List<List<Object>> heap = rows("top", Map.of("q", "needle"));
         assertThat(heap).extracting(r -> r.get(0)).containsExactlyElementsOf(needlesByIdDescending());
