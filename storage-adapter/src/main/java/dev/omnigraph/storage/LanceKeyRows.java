@@ -9,6 +9,7 @@ import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.lance.Dataset;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
 import reactor.core.publisher.Flux;
@@ -81,14 +82,19 @@ final class LanceKeyRows {
                 throw new StorageFault("takeRows does not read blob-encoded columns", null);
             }
             List<RowBatch> out = new ArrayList<>();
-            try (ArrowReader reader = dataset.takeRows(rowIds, columns)) {
-                while (reader.loadNextBatch()) {
-                    out.add(new RowBatch(columns, ArrowRows.read(reader.getVectorSchemaRoot())));
-                }
-            } catch (java.io.IOException e) {
-                throw LanceFailures.translate("takeRows", snapshot.ref(), e);
-            }
+            take(dataset, snapshot.ref(), rowIds, columns, out);
             return out;
         }).flatMapIterable(batches -> batches);
+    }
+
+    /** Lance's take of {@code rowIds} projected to {@code columns}, its batches read onto the heap into {@code out}. */
+    static void take(Dataset dataset, TableRef ref, List<Long> rowIds, List<String> columns, List<RowBatch> out) {
+        try (ArrowReader reader = dataset.takeRows(rowIds, columns)) {
+            while (reader.loadNextBatch()) {
+                out.add(new RowBatch(columns, ArrowRows.read(reader.getVectorSchemaRoot())));
+            }
+        } catch (java.io.IOException e) {
+            throw LanceFailures.translate("takeRows", ref, e);
+        }
     }
 }

@@ -58,13 +58,7 @@ final class LanceScans {
         return datasets.with("rowsAt", snapshot.ref(), OptionalLong.of(snapshot.version()), (dataset, allocator) -> {
             List<RowBatch> out = new ArrayList<>();
             for (List<Long> ids : chunks) {
-                try (ArrowReader reader = dataset.takeRows(ids, columns)) {
-                    while (reader.loadNextBatch()) {
-                        out.add(new RowBatch(columns, ArrowRows.read(reader.getVectorSchemaRoot())));
-                    }
-                } catch (java.io.IOException e) {
-                    throw LanceFailures.translate("rowsAt", snapshot.ref(), e);
-                }
+                LanceKeyRows.take(dataset, snapshot.ref(), ids, columns, out);
             }
             return out;
         }).flatMapIterable(batches -> batches);
