@@ -23,7 +23,7 @@ public final class CommittedRows {
 
     /**
      * Committed rows per wanted value up to which one scan of the key column beats the {@code IN} filters. Measured
-     * on 5,000,000 rows in 611 fragments with a full BTREE (docs/performance.md, "Key checks"): each value an
+     * on 5,000,000 rows in 611 fragments with a full BTREE (docs/performance.md, "scale-reads"): each value an
      * {@code IN} filter finds costs about 0.65 ms (the index points at a row, which is then taken from its fragment;
      * 512 values 330–560 ms), while the key-only scan ({@code TableStorage.keysAmong}) reads about 17 million rows a
      * second (290 ms for all 5M). The bound sits below the measured break-even (about 10,000 rows per value), since
