@@ -184,8 +184,8 @@ public final class CountingTableStorage implements TableStorage {
 
     @Override
     public Mono<Optional<StagedHandle>> stageIndexes(TableSnapshot snapshot, List<IndexSpec> specs,
-                                                    Map<String, String> properties) {
-        return counted(Call.INDEX, () -> delegate.stageIndexes(snapshot, specs, properties));
+                                                    Map<String, String> properties, SegmentMerge merge) {
+        return counted(Call.INDEX, () -> delegate.stageIndexes(snapshot, specs, properties, merge));
     }
 
     @Override

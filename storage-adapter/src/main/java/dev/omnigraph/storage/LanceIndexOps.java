@@ -23,9 +23,10 @@ final class LanceIndexOps {
     }
 
     /** One CreateIndex transaction with every segment {@code specs} need at the snapshot; empty when none needs any. */
-    Mono<Optional<StagedHandle>> stage(TableSnapshot snapshot, List<IndexSpec> specs, Map<String, String> properties) {
+    Mono<Optional<StagedHandle>> stage(TableSnapshot snapshot, List<IndexSpec> specs, Map<String, String> properties,
+                                       SegmentMerge merge) {
         return staging.stageCounted("stageIndexes", snapshot, properties, (dataset, allocator) ->
-                LanceIndexes.stage(dataset, specs).map(operation -> new LanceStaging.CountedOperation(operation, OptionalLong.of(0))));
+                LanceIndexes.stage(dataset, specs, merge).map(operation -> new LanceStaging.CountedOperation(operation, OptionalLong.of(0))));
     }
 
     Mono<List<String>> partial(TableRef ref, long version, double unindexedShare) {

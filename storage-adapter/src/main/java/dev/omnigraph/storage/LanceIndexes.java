@@ -31,9 +31,11 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  * explicit fragment ids writes files only; an inverted segment then gets its metadata merged, an IVF segment is built
  * on centroids trained first), and the segments are returned for ONE {@code CreateIndex} transaction that the caller
  * commits at the dataset's version + 1 (lance-java-7.md §4). An index the version lacks is built over every fragment;
- * one that misses fragments gets a delta segment over those, which takes in the smaller earlier segments
- * ({@link #absorbed}: size-tiered, at most {@link #MAX_SEGMENTS}); the larger ones, and the versions that share them,
- * are left alone. A vector index is rebuilt whole instead. Replaced segments are removed in the same transaction.
+ * one that misses fragments gets a delta segment over those. For a write ({@link SegmentMerge#TIERED}) the delta takes
+ * in the smaller earlier segments ({@link #absorbed}: size-tiered, at most {@link #MAX_SEGMENTS}); for maintenance
+ * ({@link SegmentMerge#DELTA}) it covers just the missing fragments, and an index at {@link #MAX_SEGMENTS} segments is
+ * rebuilt whole. Segments not replaced, and the versions that share them, are left alone. A vector index is rebuilt
+ * whole instead. Replaced segments are removed in the same transaction.
  */
 final class LanceIndexes {
     /** Inverted indexes split text as the engine's own Tokenizer does ({@link LanceFullText#PARAMS}). */
@@ -122,7 +124,7 @@ final class LanceIndexes {
      * The segments {@code specs} need at {@code dataset}'s version, written but not committed, as one CreateIndex
      * operation; empty when none needs anything.
      */
-    static Optional<CreateIndex> stage(Dataset dataset, List<IndexSpec> specs) {
+    static Optional<CreateIndex> stage(Dataset dataset, List<IndexSpec> specs, SegmentMerge merge) {
         List<Index> added = new ArrayList<>();
         List<Index> removed = new ArrayList<>();
         for (IndexSpec spec : specs) {
@@ -135,10 +137,12 @@ final class LanceIndexes {
             dataset.getFragments().forEach(fragment -> rows.put(fragment.getId(), fragment.metadata().getNumRows()));
             List<Integer> fragments = List.copyOf(rows.keySet());
             List<Index> replaced = need == Need.REBUILD ? existing : List.of();
-            if (need == Need.EXTEND) {
+            if (need == Need.EXTEND && merge == SegmentMerge.DELTA && existing.size() >= MAX_SEGMENTS) {
+                replaced = existing; // one segment over every fragment
+            } else if (need == Need.EXTEND) {
                 Set<Integer> covered = new TreeSet<>();
                 existing.forEach(segment -> covered.addAll(segment.fragments().orElse(List.of())));
-                replaced = absorbed(existing, segment -> rowsOf(segment, rows),
+                replaced = merge == SegmentMerge.DELTA ? List.of() : absorbed(existing, segment -> rowsOf(segment, rows),
                         rows.entrySet().stream().filter(f -> !covered.contains(f.getKey())).mapToLong(Map.Entry::getValue).sum());
                 Set<Integer> merged = new TreeSet<>();
                 replaced.forEach(segment -> merged.addAll(segment.fragments().orElse(List.of())));

@@ -263,8 +263,8 @@ public final class LanceTableStorage implements TableStorage {
 
     @Override
     public Mono<Optional<StagedHandle>> stageIndexes(TableSnapshot snapshot, List<IndexSpec> specs,
-                                                    Map<String, String> properties) {
-        return indexes.stage(snapshot, specs, properties);
+                                                    Map<String, String> properties, SegmentMerge merge) {
+        return indexes.stage(snapshot, specs, properties, merge);
     }
 
     @Override

@@ -150,13 +150,20 @@ public sealed interface TableStorage extends AutoCloseable permits LanceTableSto
 
     /**
      * Stages, as ONE CreateIndex transaction on {@code snapshot}, every index segment {@code specs} need there: an
-     * index the version lacks is built over every fragment; one that misses fragments gets a delta segment over just
-     * those (its earlier segments stay shared with older versions), or is rebuilt whole when it is a vector index
-     * missing a fifth of the rows or has too many segments. Nothing is visible until {@link #commitStaged}, which
+     * index the version lacks is built over every fragment; one that misses fragments gets a delta segment over those,
+     * which takes in earlier segments as {@code merge} says (the others stay shared with older versions), or is rebuilt
+     * whole when it is a vector index missing a fifth of the rows. Nothing is visible until {@link #commitStaged}, which
      * lands it at the read version + 1 like any staged write (its transaction is readable: recovery identifies it).
      * Empty when no spec needs anything (a table without fragments needs none).
      */
-    Mono<Optional<StagedHandle>> stageIndexes(TableSnapshot snapshot, List<IndexSpec> specs, Map<String, String> properties);
+    Mono<Optional<StagedHandle>> stageIndexes(TableSnapshot snapshot, List<IndexSpec> specs, Map<String, String> properties,
+                                              SegmentMerge merge);
+
+    /** {@link #stageIndexes(TableSnapshot, List, Map, SegmentMerge)} as maintenance does it ({@link SegmentMerge#DELTA}). */
+    default Mono<Optional<StagedHandle>> stageIndexes(TableSnapshot snapshot, List<IndexSpec> specs,
+                                                      Map<String, String> properties) {
+        return stageIndexes(snapshot, specs, properties, SegmentMerge.DELTA);
+    }
 
     /** The specs among {@code specs} that {@link #stageIndexes} would work on at {@code version} of {@code ref}. */
     Mono<List<IndexSpec>> indexWork(TableRef ref, long version, List<IndexSpec> specs);

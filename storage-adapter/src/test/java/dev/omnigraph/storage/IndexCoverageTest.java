@@ -41,8 +41,13 @@ class IndexCoverageTest extends LanceStorageTestBase {
     }
 
     CommittedVersion index(TableRef ref, List<IndexSpec> specs) {
+        return index(ref, specs, SegmentMerge.DELTA);
+    }
+
+    CommittedVersion index(TableRef ref, List<IndexSpec> specs, SegmentMerge merge) {
         TableSnapshot latest = storage.open(ref, OptionalLong.empty()).block();
-        StagedHandle staged = storage.stageIndexes(latest, specs, Map.of("omnigraph.writer", "test")).block().orElseThrow();
+        StagedHandle staged = storage.stageIndexes(latest, specs, Map.of("omnigraph.writer", "test"), merge).block()
+                .orElseThrow();
         assertThat(storage.head(ref).block()).as("staging commits nothing").isEqualTo(latest.version());
         CommittedVersion landed = storage.commitStaged(staged).block();
         assertThat(landed.isExactly(staged.identity())).isTrue();
@@ -115,7 +120,7 @@ class IndexCoverageTest extends LanceStorageTestBase {
         long version = 0;
         for (int i = 0; i < 10; i++) {
             append(ref, 400 + 20 * i, 420 + 20 * i);
-            version = index(ref, List.of(ID)).version();
+            version = index(ref, List.of(ID), SegmentMerge.TIERED).version();
             List<String> segments = segmentsOf(ref, version);
             assertThat(segments).as("after append %d", i).hasSizeLessThanOrEqualTo(LanceIndexes.MAX_SEGMENTS)
                     .contains(first);
@@ -126,6 +131,21 @@ class IndexCoverageTest extends LanceStorageTestBase {
         }
         assertThat(storage.partialIndexes(ref, version).block()).isEmpty();
         assertThat(count(ref, version, "id IN ('p3', 'p410', 'p555', 'p599', 'p600')")).isEqualTo(4);
+    }
+
+    @Test
+    void maintenanceAddsPlainDeltasAndRebuildsWholeAtTheCap() {
+        TableRef ref = people();
+        append(ref, 0, 400);
+        String first = segmentsOf(ref, index(ref, List.of(ID)).version()).get(0);
+        for (int i = 0; i < 3; i++) {
+            append(ref, 400 + 20 * i, 420 + 20 * i);
+            assertThat(segmentsOf(ref, index(ref, List.of(ID)).version())).as("a delta each").hasSize(i + 2).contains(first);
+        }
+        append(ref, 460, 480);
+        long rebuilt = index(ref, List.of(ID)).version();
+        assertThat(segmentsOf(ref, rebuilt)).as("one segment over the whole table").hasSize(1).doesNotContain(first);
+        assertThat(count(ref, rebuilt, "id IN ('p3', 'p410', 'p479', 'p480')")).isEqualTo(3);
     }
 
     @Test

@@ -70,12 +70,12 @@ class MetricsRouteTest extends EmptyGraphServer {
         assertThat(((Counter) mutations).getValue()).isEqualTo(1.0);
         assertThat(families).containsKeys("omnigraph_write_seconds", "omnigraph_write_step_seconds",
                 "omnigraph_storage_calls_seconds", "jvm_memory_used_bytes", "process_uptime_seconds");
-        // The read caches (issue 35): adjacency and kept dataset handles, tagged by cache only.
+        // The read caches (issue 35): adjacency, key rows and kept dataset handles, tagged by cache only.
         assertThat(families).containsKeys("omnigraph_cache_gets_total", "omnigraph_cache_size",
                 "omnigraph_cache_heap_bytes", "omnigraph_cache_heap_max_bytes", "omnigraph_cache_evictions_total",
                 "omnigraph_cache_capacity");
         assertThat(families.get("omnigraph_cache_size").getMetrics()).extracting(m -> m.getLabels().get("cache"))
-                .containsExactlyInAnyOrder("topology", "dataset_handles");
+                .containsExactlyInAnyOrder("topology", "key_rows", "dataset_handles");
 
         // Reactor Netty's request meters carry the route template, never the raw path (the graph id "g").
         List<String> uris = families.values().stream().filter(f -> f.getName().startsWith("reactor_netty_http_server"))

@@ -12,6 +12,7 @@ import dev.omnigraph.recovery.Sidecar;
 import dev.omnigraph.storage.CommittedVersion;
 import dev.omnigraph.storage.FailpointCatalog;
 import dev.omnigraph.storage.IndexSpec;
+import dev.omnigraph.storage.SegmentMerge;
 import dev.omnigraph.storage.StagedHandle;
 import dev.omnigraph.storage.TableRef;
 import dev.omnigraph.storage.TransactionIdentity;
@@ -441,7 +442,8 @@ public final class DirectPublishPipeline {
         // Every declared chunk must land (the sidecar pins expected + length): one that would stage nothing is a
         // fault, never a silently shorter chain.
         Mono<StagedHandle> staged = chain.isIndexChunk(chunk)
-                ? ctx.tables().stageIndexes(snapshot, chain.indexes(), chain.properties(chunk, PROPERTIES)).flatMap(Mono::justOrEmpty)
+                ? ctx.tables().stageIndexes(snapshot, chain.indexes(), chain.properties(chunk, PROPERTIES),
+                        SegmentMerge.TIERED).flatMap(Mono::justOrEmpty)
                 : stage(snapshot, chain.chunk(chunk, effect.change().pin()), chain.properties(chunk, PROPERTIES));
         return staged
                 .switchIfEmpty(Mono.error(() -> new StorageFault("chunk " + chunk + " of the chained change to "
