@@ -58,10 +58,6 @@ public final class KeyRowsCache {
         return SHARED;
     }
 
-    static VersionedLru.Key key(String path, long version, long rowCount) {
-        return new VersionedLru.Key(path, version, rowCount);
-    }
-
     /** Sets the cap, evicting down to it; 0 turns the cache off and empties it. */
     public synchronized void capBytes(long newCap) {
         entries.capBytes(newCap);

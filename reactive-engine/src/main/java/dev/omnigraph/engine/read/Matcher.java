@@ -71,8 +71,12 @@ final class Matcher {
 
     Scope compile(MatchPlan m) {
         List<CompiledFilter> filters = new ArrayList<>();
+        Map<String, String> keyIds = new HashMap<>();
         for (NodeVar n : m.nodes()) {
-            predicates.keyLookup(n).ifPresent(filters::add); // first, so the pushed-down SQL leads with it
+            predicates.keyId(n).ifPresent(id -> {
+                keyIds.put(n.name(), id);
+                filters.add(predicates.keyLookup(n, id)); // first, so the pushed-down SQL leads with it
+            });
             for (ReadPlan.PropertyMatch pm : n.matches()) filters.add(predicates.filter(Predicates.asFilter(n.name(), pm)));
         }
         for (ReadPlan.Filter f : m.filters()) filters.add(predicates.filter(f));
@@ -81,13 +85,8 @@ final class Matcher {
         for (ReadPlan.Negation n : m.negations())
             negations.add(new Negation(compile(n.inner()), n.outerVariables().stream().mapToInt(layout::slot).toArray()));
         Map<String, TextCandidates> texts = new HashMap<>();
-        Map<String, String> keyIds = new HashMap<>();
         for (NodeVar n : m.nodes()) {
-            java.util.Optional<String> id = predicates.keyId(n);
-            if (id.isPresent()) {
-                keyIds.put(n.name(), id.get());
-                continue; // one row by key beats any pre-selection
-            }
+            if (keyIds.containsKey(n.name())) continue; // one row by key beats any pre-selection
             TextCandidates.of(n.name(), m.textFilters(), predicates).ifPresent(t -> texts.put(n.name(), t));
         }
         return new Scope(m.nodes(), m.traversals(), filters, negations, texts, keyIds);

@@ -99,13 +99,11 @@ final class Predicates {
      * id derived from those values. That {@code id = '…'} filter is implied by the matches (ids are always derived
      * from keys), so adding it changes no answer, and it lets Lance answer the scan from the BTREE on {@code id}.
      */
-    java.util.Optional<CompiledFilter> keyLookup(ReadPlan.NodeVar n) {
-        return keyId(n).map(id -> {
-            int slot = layout.slot(n.name());
-            Predicate<Object[]> test = s -> s[slot] instanceof Map<?, ?> row && id.equals(row.get("id"));
-            return new CompiledFilter(Set.of(n.name()), test,
-                    dev.omnigraph.storage.SqlLiterals.pushable(id) ? dev.omnigraph.storage.SqlLiterals.eq("id", id) : null);
-        });
+    CompiledFilter keyLookup(ReadPlan.NodeVar n, String id) {
+        int slot = layout.slot(n.name());
+        Predicate<Object[]> test = s -> s[slot] instanceof Map<?, ?> row && id.equals(row.get("id"));
+        return new CompiledFilter(Set.of(n.name()), test,
+                dev.omnigraph.storage.SqlLiterals.pushable(id) ? dev.omnigraph.storage.SqlLiterals.eq("id", id) : null);
     }
 
     /** The one id a keyed node bound by equality on every {@code @key} property can have ({@link #keyLookup}). */

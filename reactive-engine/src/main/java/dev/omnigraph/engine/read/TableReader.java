@@ -75,7 +75,7 @@ final class TableReader {
         if (ids.isEmpty() || ids.size() > MAX_TAKEN_KEYS || e.lanceBranch().isPresent() || !keyRows.indexes(e.rowCount())) {
             return Mono.just(java.util.Optional.empty());
         }
-        VersionedLru.Key key = KeyRowsCache.key(root + "/" + e.location(), e.version(), e.rowCount());
+        VersionedLru.Key key = cacheKey(e);
         java.util.Optional<KeyRowIndex> index = keyRows.get(key, older -> keyRowsOf(table, older));
         if (index.isEmpty()) return Mono.just(java.util.Optional.empty());
         List<Long> candidates = new ArrayList<>();
@@ -129,7 +129,7 @@ final class TableReader {
     Mono<java.util.Optional<Topology>> topology(CatalogTable edge) {
         TableEntry e = entry(edge);
         if (e.lanceBranch().isPresent()) return Mono.just(java.util.Optional.empty());
-        VersionedLru.Key key = TopologyCache.key(root + "/" + e.location(), e.version(), e.rowCount());
+        VersionedLru.Key key = cacheKey(e);
         return topologies.get(key, () -> topologies.newestBefore(key)
                 .map(older -> extended(edge, older).switchIfEmpty(Mono.defer(() -> built(edge, null))))
                 .orElseGet(() -> built(edge, null)));
@@ -162,6 +162,11 @@ final class TableReader {
                     for (Map<String, Object> row : batch.rows()) builder.add((String) row.get("src"), (String) row.get("dst"));
                 })
                 .then(Mono.fromCallable(builder::build));
+    }
+
+    /** What the read caches file a pinned table version under: its full dataset path, version and row count. */
+    private VersionedLru.Key cacheKey(TableEntry e) {
+        return new VersionedLru.Key(root + "/" + e.location(), e.version(), e.rowCount());
     }
 
     ManifestState state() {

@@ -34,11 +34,6 @@ public final class TopologyCache {
     /** Tables whose build passed the cap are remembered (this many at most), so they are not scanned again. */
     private static final int REMEMBERED_REFUSALS = 1024;
 
-    /** One edge table version: the dataset's path (main branch only) and version, and its manifest row count. */
-    static VersionedLru.Key key(String path, long version, long rowCount) {
-        return new VersionedLru.Key(path, version, rowCount);
-    }
-
     /**
      * What the cache holds and has done, for tests, reports and meters: a lookup while the cache is on is a hit or
      * a miss (built, joined a build under way, or refused as too large); evictions make room under the cap,
