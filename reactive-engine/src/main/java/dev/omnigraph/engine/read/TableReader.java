@@ -2,6 +2,7 @@ package dev.omnigraph.engine.read;
 
 import dev.omnigraph.engine.schema.CatalogTable;
 import dev.omnigraph.storage.Failpoints;
+import dev.omnigraph.storage.FragmentDiff;
 import dev.omnigraph.storage.KeyRowIndex;
 import dev.omnigraph.storage.RowBatch;
 import dev.omnigraph.storage.ScanRequest;
@@ -107,16 +108,26 @@ final class TableReader {
         TableSnapshot now = snapshot(table);
         Mono<KeyRowIndex> whole = Mono.defer(() -> tables.keyRows(now, "id", java.util.Optional.empty()));
         if (older.isEmpty()) return whole;
-        TableSnapshot was = TableSnapshot.pinned(now.ref(), older.get().key().version(), older.get().key().rowCount());
-        return tables.fragmentDiff(was, now, 0)
-                .onErrorResume(gone -> Mono.empty()) // the older version is gone: build whole
-                .filter(diff -> diff.beforeOnly().isEmpty() && diff.beforeRows().isEmpty() && diff.afterRows().isEmpty())
-                .flatMap(diff -> {
+        return appendedSince(table, older.get().key())
+                .flatMap(added -> {
                     keyRows.extended();
-                    return tables.keyRows(now, "id", java.util.Optional.of(diff.afterOnly()))
-                            .map(added -> older.get().value().plus(added));
+                    return tables.keyRows(now, "id", java.util.Optional.of(added))
+                            .map(rows -> older.get().value().plus(rows));
                 })
                 .switchIfEmpty(whole);
+    }
+
+    /**
+     * The fragments {@code table}'s pinned version added to the older version {@code was}, when the fragment metadata
+     * proves it only added fragments (every fragment of {@code was} is here with the same data files, deletions and
+     * row ids, so the same rows); empty when it did more, or when {@code was} is gone (another process's cleanup).
+     */
+    private Mono<List<Integer>> appendedSince(CatalogTable table, VersionedLru.Key was) {
+        TableSnapshot now = snapshot(table);
+        return tables.fragmentDiff(TableSnapshot.pinned(now.ref(), was.version(), was.rowCount()), now, 0)
+                .onErrorResume(gone -> Mono.empty())
+                .filter(diff -> diff.beforeOnly().isEmpty() && diff.beforeRows().isEmpty() && diff.afterRows().isEmpty())
+                .map(FragmentDiff::afterOnly);
     }
 
     /**
@@ -137,17 +148,11 @@ final class TableReader {
 
     /** {@code older} extended by the fragments this version added; empty when it did more than add fragments. */
     private Mono<Topology> extended(CatalogTable edge, VersionedLru.Entry<Topology> older) {
-        TableSnapshot now = snapshot(edge);
-        TableSnapshot was = TableSnapshot.pinned(now.ref(), older.key().version(), older.key().rowCount());
-        return tables.fragmentDiff(was, now, 0)
-                .onErrorResume(e -> Mono.empty()) // the older version is gone (another process's cleanup): build
-                .filter(diff -> diff.beforeOnly().isEmpty() && diff.beforeRows().isEmpty() && diff.afterRows().isEmpty())
-                .flatMap(diff -> {
-                    topologies.extended();
-                    if (diff.afterOnly().isEmpty()) return Mono.just(older.value()); // same rows (an index build)
-                    return built(edge, Topology.Builder.extending(older.value(), topologies.capBytes())
-                            .onFragments(diff.afterOnly()));
-                });
+        return appendedSince(edge, older.key()).flatMap(added -> {
+            topologies.extended();
+            if (added.isEmpty()) return Mono.just(older.value()); // same rows (an index build)
+            return built(edge, Topology.Builder.extending(older.value(), topologies.capBytes()).onFragments(added));
+        });
     }
 
     /** Feeds the rows of {@code edge} (all, or the builder's fragments) to a builder; a fresh one when null. */
